@@ -1,0 +1,8 @@
+//! Generates the parsers in `grammar/` with lalrpop at build time.
+fn main() {
+    lalrpop::Configuration::new()
+        .set_in_dir("grammar")
+        .emit_rerun_directives(true)
+        .process()
+        .expect("lalrpop failed to generate the parsers in grammar/");
+}

@@ -1,0 +1,12 @@
+//! gdlground: a bottom-up grounder for GDL game descriptions.
+//!
+//! The data flows one way: text → [`syntax`] tree → [`program`] (interned, normalised,
+//! checked) → … → [`write`]rs. Each stage is a module; no stage reaches back into an earlier
+//! one. [`load`] strings the first stages together.
+
+pub mod load;
+pub mod program;
+pub mod syntax;
+pub mod write;
+
+pub use load::{read_game, Game, LoadError};

@@ -1,0 +1,195 @@
+//! The program stage: syntax tree → `Program`, interned, normalised and checked.
+//!
+//! Input: the statements of one file and its [`Model`]. Output: a [`Program`] whose names and
+//! ground terms are `u32`s, whose rule bodies are flat conjunctions of literals (negation pushed
+//! inward, disjunctions split into separate rules), with operation rules kept as their own kind,
+//! plus every diagnostic of the checks (safety, stratification, arity, GDL keywords).
+//! Invariant: a `Program` returned without errors is safe and stratified.
+
+mod builtin;
+mod check;
+mod compare;
+mod intern;
+mod keyword;
+mod lower;
+
+pub use builtin::Builtin;
+pub use intern::{GroundTerm, Sym, Symbols, TermId, Terms};
+pub use keyword::Keyword;
+pub use lower::lower;
+
+use crate::syntax::Span;
+
+/// A relation id: an index into [`Program::relations`].
+pub type RelId = u32;
+/// A variable of one rule: an index into its [`Origin::var_names`].
+pub type VarId = u32;
+
+/// The game model: how state and moves are written (GDL.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Model {
+    /// `true`/`does`/`next`/`init`, as in KIF and classic infix.
+    Classic,
+    /// Bare fluents, `base`/`action`/`legal(A)` and operation rules (Stanford `.hrf`).
+    Operations,
+}
+
+/// A term inside a rule: a variable, an interned ground term, or a function applied to
+/// terms of which at least one contains a variable.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// A variable of the rule.
+    Var(VarId),
+    /// A ground term.
+    Ground(TermId),
+    /// `f(t1, ..., tn)` with a variable somewhere inside.
+    Func(Sym, Box<[Term]>),
+}
+
+impl Term {
+    /// Calls `f` on every variable occurrence, left to right.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        match self {
+            Term::Var(v) => f(*v),
+            Term::Ground(_) => {}
+            Term::Func(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+        }
+    }
+}
+
+/// A relation: a name and an arity. The same name with two arities is an arity error, but
+/// both relations exist so that checking can go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Relation {
+    /// Its name.
+    pub name: Sym,
+    /// Its number of arguments.
+    pub arity: usize,
+}
+
+/// A relation applied to terms.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Atom {
+    /// The relation.
+    pub rel: RelId,
+    /// One term per argument.
+    pub args: Box<[Term]>,
+}
+
+/// One conjunct of a normalised body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Literal {
+    /// An atom that must hold.
+    Pos(Atom),
+    /// An atom that must not hold (`not`, `~`).
+    Neg(Atom),
+    /// A built-in test or computation (`distinct`, `plus`, …), possibly negated.
+    Builtin {
+        /// Which built-in.
+        op: Builtin,
+        /// Its arguments.
+        args: Box<[Term]>,
+        /// Whether the literal was negated.
+        negated: bool,
+    },
+    /// `countofall(template, condition, result)`: `result` is the number of distinct
+    /// instances of `template` for which the condition holds (Stanford infix).
+    Count {
+        /// The term whose instances are counted.
+        template: Term,
+        /// The condition, a conjunction of literals.
+        condition: Vec<Literal>,
+        /// The count.
+        result: Term,
+    },
+}
+
+/// A normalised rule `head :- body`, body a conjunction (empty for a fact).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// The head.
+    pub head: Atom,
+    /// The body literals in source order.
+    pub body: Vec<Literal>,
+}
+
+/// One effect of an operation rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// The fluent becomes true.
+    Add(Term),
+    /// The fluent becomes false (`~fluent`).
+    Delete(Term),
+    /// Another action is performed too (a chained action, like `kerchunk`).
+    Perform(Term),
+}
+
+/// An operation rule `action :: conditions ==> effects` (disjunctive conditions split).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Operation {
+    /// The action performed.
+    pub action: Term,
+    /// Conditions on the state before the move.
+    pub conditions: Vec<Literal>,
+    /// What the action does.
+    pub effects: Vec<Effect>,
+}
+
+/// Where a rule or operation came from: spans for diagnostics and variable names for printing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The whole source statement (several rules share it when a disjunction was split).
+    pub span: Span,
+    /// The head (rules) or action (operations).
+    pub head_span: Span,
+    /// One span per body literal (rules) or per condition then per effect (operations).
+    pub literal_spans: Vec<Span>,
+    /// The name of each variable, by `VarId`.
+    pub var_names: Vec<String>,
+    /// The first occurrence of each variable, by `VarId`.
+    pub var_spans: Vec<Span>,
+}
+
+/// A checked, interned, normalised game description.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Classic or operations game model.
+    pub model: Model,
+    /// Names.
+    pub symbols: Symbols,
+    /// Ground terms met in the rules.
+    pub terms: Terms,
+    /// Relations, by `RelId`.
+    pub relations: Vec<Relation>,
+    /// Where each relation is first used, by `RelId`.
+    pub relation_spans: Vec<Span>,
+    /// Rules and facts, in source order.
+    pub rules: Vec<Rule>,
+    /// The origin of each rule, by index.
+    pub rule_origins: Vec<Origin>,
+    /// Operation rules, in source order (empty in the classic model).
+    pub operations: Vec<Operation>,
+    /// The origin of each operation rule, by index.
+    pub operation_origins: Vec<Origin>,
+}
+
+impl Program {
+    /// The name of relation `rel`.
+    pub fn relation_name(&self, rel: RelId) -> &str {
+        self.symbols.name(self.relations[rel as usize].name)
+    }
+
+    /// The relation with this name and arity, if the program uses it.
+    pub fn relation(&self, name: &str, arity: usize) -> Option<RelId> {
+        let sym = self.symbols.get(name)?;
+        self.relations
+            .iter()
+            .position(|r| r.name == sym && r.arity == arity)
+            .map(|i| i as RelId)
+    }
+
+    /// The GDL keyword relation `rel` is, in this program's model.
+    pub fn keyword(&self, rel: RelId) -> Option<Keyword> {
+        Keyword::of(self.model, self.relation_name(rel))
+    }
+}

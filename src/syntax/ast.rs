@@ -1,0 +1,106 @@
+//! The syntax tree shared by all three input syntaxes.
+//!
+//! Invariant: this stage knows the logical connectives of each syntax (`<=`, `not`, `or`, `and`,
+//! `:-`, `&`, `|`, `~`, `::`, `==>`) but nothing of GDL keywords' meaning: `true`, `distinct` or
+//! `plus` are ordinary names here. Names are already case-folded where the syntax says so.
+
+use super::Span;
+
+/// A name as written (after case folding), with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// The text: a symbol, a number, or a variable's name without its `?`.
+    pub text: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A term: a constant, a variable, or a function applied to terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// A constant symbol or number.
+    Const(Name),
+    /// A variable; the name `_` is anonymous (each occurrence distinct).
+    Var(Name),
+    /// `f(t1, ..., tn)` with n ≥ 1, spanning the whole application.
+    Func(Name, Vec<Term>, Span),
+}
+
+impl Term {
+    /// The span of the whole term.
+    pub fn span(&self) -> Span {
+        match self {
+            Term::Const(n) | Term::Var(n) => n.span,
+            Term::Func(_, _, s) => *s,
+        }
+    }
+}
+
+/// A relation applied to terms: `p`, `(p a b)`, `p(a,b)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// The relation's name.
+    pub name: Name,
+    /// Its arguments (empty for a nullary atom).
+    pub args: Vec<Term>,
+    /// The whole atom.
+    pub span: Span,
+}
+
+/// A body formula before normalisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    /// An atom.
+    Atom(Atom),
+    /// `(not F)`, `~F`.
+    Not(Box<Formula>, Span),
+    /// `(and F...)`, `F & G`.
+    And(Vec<Formula>, Span),
+    /// `(or F...)`, `F | G`.
+    Or(Vec<Formula>, Span),
+}
+
+impl Formula {
+    /// The span of the whole formula.
+    pub fn span(&self) -> Span {
+        match self {
+            Formula::Atom(a) => a.span,
+            Formula::Not(_, s) | Formula::And(_, s) | Formula::Or(_, s) => *s,
+        }
+    }
+}
+
+/// One top-level statement of a game description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Statement {
+    /// `head :- body` (a fact when the body is empty); the body is a conjunction.
+    Rule {
+        /// The head atom.
+        head: Atom,
+        /// The conjuncts of the body.
+        body: Vec<Formula>,
+        /// The whole statement.
+        span: Span,
+    },
+    /// `action :: conditions ==> effects` (Stanford infix); `action :: effects` has no
+    /// conditions. Conditions and effects are conjunctions.
+    Operation {
+        /// The action performed.
+        action: Term,
+        /// Conditions, evaluated in the state before the move.
+        conditions: Vec<Formula>,
+        /// Effects: fluents added, `~fluent` deleted, or actions performed too.
+        effects: Vec<Formula>,
+        /// The whole statement.
+        span: Span,
+    },
+}
+
+impl Statement {
+    /// The span of the whole statement.
+    pub fn span(&self) -> Span {
+        match self {
+            Statement::Rule { span, .. } | Statement::Operation { span, .. } => *span,
+        }
+    }
+}
