@@ -40,6 +40,13 @@ pub fn lower(statements: &[Statement], model: Model) -> (Program, Vec<Diagnostic
 /// A literal before lowering: an atom of the syntax tree and whether it is negated.
 type RawLiteral = (ast::Atom, bool);
 
+/// Relations and functions have arities of their own: `cell` may be both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    Relation,
+    Function,
+}
+
 /// The variables of the statement being lowered.
 #[derive(Default)]
 struct Scope {
@@ -77,10 +84,10 @@ struct Lowerer {
     diagnostics: Vec<Diagnostic>,
     /// Relation ids by (name, arity).
     relation_ids: HashMap<(Sym, usize), RelId>,
-    /// The first arity and place each relation name was used with.
-    first_arity: HashMap<Sym, (usize, Span)>,
+    /// The first arity and place each relation and function name was used with.
+    first_arity: HashMap<(Kind, Sym), (usize, Span)>,
     /// Arity clashes already reported, so each is reported once.
-    reported_clashes: HashSet<(Sym, usize)>,
+    reported_clashes: HashSet<(Kind, Sym, usize)>,
     /// (name, arity) of every rule head: such relations are never built-ins.
     defined: HashSet<(String, usize)>,
     /// (name, arity) of every operation's action and declared action: effects naming one
@@ -409,33 +416,7 @@ impl Lowerer {
     /// The id of relation `name`/`arity`, reporting a clash with an earlier arity.
     fn relation(&mut self, name: &ast::Name, arity: usize) -> RelId {
         let sym = self.program.symbols.intern(&name.text);
-        match self.first_arity.get(&sym) {
-            None => {
-                self.first_arity.insert(sym, (arity, name.span));
-            }
-            Some(&(first, first_span))
-                if first != arity && self.reported_clashes.insert((sym, arity)) =>
-            {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        Code::Arity,
-                        name.span,
-                        format!(
-                            "`{}` is used with {} here but with {} before",
-                            name.text,
-                            arguments(arity),
-                            arguments(first)
-                        ),
-                    )
-                    .with_note(
-                        Some(first_span),
-                        format!("first used with {} here", arguments(first)),
-                    )
-                    .with_hint("a relation has one arity; rename one of the two"),
-                );
-            }
-            Some(_) => {}
-        }
+        self.note_arity(Kind::Relation, sym, name, arity);
         if let Some(&id) = self.relation_ids.get(&(sym, arity)) {
             return id;
         }
@@ -444,6 +425,39 @@ impl Lowerer {
         self.program.relation_spans.push(name.span);
         self.relation_ids.insert((sym, arity), id);
         id
+    }
+
+    /// Records that `name` was used with `arity` arguments as a relation or a function, and
+    /// reports a clash with the first arity it was used with.
+    fn note_arity(&mut self, kind: Kind, sym: Sym, name: &ast::Name, arity: usize) {
+        let Some(&(first, first_span)) = self.first_arity.get(&(kind, sym)) else {
+            self.first_arity.insert((kind, sym), (arity, name.span));
+            return;
+        };
+        if first == arity || !self.reported_clashes.insert((kind, sym, arity)) {
+            return;
+        }
+        let what = match kind {
+            Kind::Relation => "relation",
+            Kind::Function => "function",
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::Arity,
+                name.span,
+                format!(
+                    "{what} `{}` is used with {} here but with {} before",
+                    name.text,
+                    arguments(arity),
+                    arguments(first)
+                ),
+            )
+            .with_note(
+                Some(first_span),
+                format!("first used with {} here", arguments(first)),
+            )
+            .with_hint(format!("a {what} has one arity; rename one of the two")),
+        );
     }
 
     /// A term of the rule; ground subterms are interned.
@@ -456,6 +470,7 @@ impl Lowerer {
             ast::Term::Var(n) => Term::Var(scope.var(&n.text, n.span)),
             ast::Term::Func(n, args, _) => {
                 let sym = self.program.symbols.intern(&n.text);
+                self.note_arity(Kind::Function, sym, n, args.len());
                 let args: Vec<Term> = args.iter().map(|a| self.term(a, scope)).collect();
                 self.function(sym, args)
             }
@@ -487,6 +502,7 @@ impl Lowerer {
         if atom.args.is_empty() {
             return Term::Ground(self.program.terms.constant(sym));
         }
+        self.note_arity(Kind::Function, sym, &atom.name, atom.args.len());
         let args = atom.args.iter().map(|a| self.term(a, scope)).collect();
         self.function(sym, args)
     }
