@@ -4,9 +4,15 @@
 //! checked) → … → [`write`]rs. Each stage is a module; no stage reaches back into an earlier
 //! one. [`load`] strings the first stages together.
 
+pub mod analysis;
+pub mod engine;
+pub mod graph;
+pub mod ground;
+pub mod grounding;
 pub mod load;
 pub mod program;
 pub mod syntax;
 pub mod write;
 
+pub use grounding::{ground, GroundError, Grounded};
 pub use load::{read_game, Game, LoadError};

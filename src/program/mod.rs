@@ -9,6 +9,7 @@
 mod builtin;
 mod check;
 mod compare;
+pub mod encoding;
 mod intern;
 mod keyword;
 mod lower;
@@ -186,6 +187,39 @@ impl Program {
             .iter()
             .position(|r| r.name == sym && r.arity == arity)
             .map(|i| i as RelId)
+    }
+
+    /// Calls `f` on every top-level term of every rule and operation (atom arguments,
+    /// built-in arguments, actions, effects).
+    pub fn for_each_term(&self, f: &mut impl FnMut(&Term)) {
+        fn literal(l: &Literal, f: &mut impl FnMut(&Term)) {
+            match l {
+                Literal::Pos(a) | Literal::Neg(a) => a.args.iter().for_each(&mut *f),
+                Literal::Builtin { args, .. } => args.iter().for_each(&mut *f),
+                Literal::Count {
+                    template,
+                    condition,
+                    result,
+                } => {
+                    f(template);
+                    f(result);
+                    condition.iter().for_each(|c| literal(c, f));
+                }
+            }
+        }
+        for rule in &self.rules {
+            rule.head.args.iter().for_each(&mut *f);
+            rule.body.iter().for_each(|l| literal(l, f));
+        }
+        for op in &self.operations {
+            f(&op.action);
+            op.conditions.iter().for_each(|l| literal(l, f));
+            for e in &op.effects {
+                match e {
+                    Effect::Add(t) | Effect::Delete(t) | Effect::Perform(t) => f(t),
+                }
+            }
+        }
     }
 
     /// The GDL keyword relation `rel` is, in this program's model.

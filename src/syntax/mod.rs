@@ -8,6 +8,7 @@
 mod ast;
 mod diagnostic;
 mod infix;
+mod infix_lexer;
 mod kif;
 mod kif_lexer;
 mod source;

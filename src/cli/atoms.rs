@@ -1,0 +1,51 @@
+//! `gdlground atoms`: print S*, one atom per line in KIF text, sorted.
+
+use super::ground::{load_and_ground, EngineArgs};
+use super::{output, SyntaxArg, EXIT_USAGE};
+use gdlground::write::{ground::AtomText, Notation};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Flags of `atoms`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The game file.
+    #[arg(value_name = "GAME")]
+    game: PathBuf,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Read the file in this syntax instead of guessing from extension and content.
+    #[arg(long, value_enum)]
+    syntax: Option<SyntaxArg>,
+}
+
+/// Runs `atoms`, returning the exit code.
+pub fn run(args: &Args) -> i32 {
+    let (game, grounded) = match load_and_ground(&args.game, args.syntax, &args.engine, Instant::now()) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let text = AtomText::new(&game.program, &grounded.encoding, Notation::Kif);
+    let mut lines: Vec<String> = grounded
+        .ground
+        .atoms
+        .iter()
+        .map(|(rel, args)| {
+            let mut s = String::new();
+            text.atom(*rel, args, &mut s);
+            s
+        })
+        .collect();
+    lines.sort_unstable();
+    let mut out = lines.join("\n");
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    match output::write(std::path::Path::new("-"), &out) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write the atoms: {e}");
+            EXIT_USAGE
+        }
+    }
+}

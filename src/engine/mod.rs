@@ -1,0 +1,129 @@
+//! The engine stage: a checked program → its reachable superset S* and the ground instances
+//! of its rules, computed on timely + differential-dataflow (GDL.md §2–3).
+//!
+//! Input: a classic [`Program`] and [`Options`]. Output: an [`Instantiation`]: the atoms of
+//! S* and, for each rule with a dynamic head, its instances with static literals evaluated.
+//! Invariant: only this module imports timely or differential-dataflow; the output is sorted,
+//! so any number of workers gives the same result.
+
+mod builtin;
+mod dataflow;
+mod pattern;
+mod plan;
+mod run;
+
+pub use pattern::Row;
+pub use run::instantiate;
+
+use crate::program::RelId;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// How to run the engine.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Worker threads (timely workers in this process).
+    pub workers: usize,
+    /// Function terms nested deeper than this stop grounding with an error.
+    pub max_depth: usize,
+    /// More atoms than this stop grounding with an error.
+    pub max_atoms: usize,
+    /// Stop with [`EngineError::Deadline`] at this instant.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            workers: 1,
+            max_depth: 12,
+            max_atoms: 50_000_000,
+            deadline: None,
+        }
+    }
+}
+
+/// Why grounding stopped without a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The relaxed closure grows function terms without bound.
+    TooDeep {
+        /// The relation whose atoms grow.
+        relation: RelId,
+        /// One atom over the limit (its arguments).
+        atom: Row,
+    },
+    /// More atoms than the limit.
+    TooManyAtoms,
+    /// The deadline passed.
+    Deadline,
+    /// A worker failed.
+    Worker(String),
+}
+
+/// The limits shared by all workers, and the first one exceeded.
+#[derive(Debug)]
+pub struct Limits {
+    max_depth: usize,
+    stop: AtomicBool,
+    reason: Mutex<Option<EngineError>>,
+}
+
+impl Limits {
+    /// Records that `rel(atom)` is nested too deep; every worker stops at its next step.
+    fn exceeded(&self, rel: RelId, atom: &Row) {
+        self.fail(EngineError::TooDeep {
+            relation: rel,
+            atom: atom.clone(),
+        });
+    }
+
+    /// Records the first reason to stop.
+    fn fail(&self, error: EngineError) {
+        if let Ok(mut reason) = self.reason.lock() {
+            reason.get_or_insert(error);
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// A ground literal of an instance: an atom, negated or not.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroundLiteral {
+    /// Whether it is negated.
+    pub negated: bool,
+    /// The relation.
+    pub rel: RelId,
+    /// The arguments.
+    pub args: Row,
+}
+
+/// One ground instance of a rule with a dynamic head; static literals (true by construction)
+/// and built-ins are already left out.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instance {
+    /// The rule of the program.
+    pub rule: usize,
+    /// The head relation.
+    pub head_rel: RelId,
+    /// The head's arguments.
+    pub head: Row,
+    /// The remaining body literals, in the rule's order.
+    pub body: Vec<GroundLiteral>,
+}
+
+/// What the engine computes.
+#[derive(Clone, Debug, Default)]
+pub struct Instantiation {
+    /// S*: every atom, sorted by relation then arguments.
+    pub atoms: Vec<(RelId, Row)>,
+    /// Whether each relation is static (its atoms in S* are exactly the true ones).
+    pub is_static: Vec<bool>,
+    /// Instances of rules with dynamic heads, sorted.
+    pub instances: Vec<Instance>,
+}

@@ -1,0 +1,161 @@
+//! Patterns: the terms of a rule in token form, with variables, and the three things the
+//! engine does with them: match a ground row, read a binding, instantiate.
+
+use crate::program::encoding::{term_end, Encoding, Token};
+use crate::program::{Program, Term, VarId};
+use smallvec::SmallVec;
+
+/// A ground atom's arguments (or a binding's values) as one token sequence.
+pub type Row = SmallVec<[Token; 8]>;
+
+/// One element of a pattern: a token to match exactly, or a variable matching one term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Item {
+    /// A functor or integer token.
+    Tok(Token),
+    /// A variable of the rule.
+    Var(VarId),
+}
+
+/// A sequence of terms with variables, in prefix token order.
+pub type Pattern = Vec<Item>;
+
+/// The pattern of `terms` (an atom's arguments, say).
+pub fn pattern(program: &Program, encoding: &Encoding, terms: &[Term]) -> Pattern {
+    let mut out = Vec::new();
+    for t in terms {
+        push_term(program, encoding, t, &mut out);
+    }
+    out
+}
+
+fn push_term(program: &Program, encoding: &Encoding, term: &Term, out: &mut Pattern) {
+    match term {
+        Term::Var(v) => out.push(Item::Var(*v)),
+        Term::Ground(id) => {
+            let mut tokens = Vec::new();
+            encoding.encode(program, *id, &mut tokens);
+            out.extend(tokens.into_iter().map(Item::Tok));
+        }
+        Term::Func(sym, args) => {
+            let token = encoding.get(*sym, args.len() as u32).unwrap_or(Token::MAX);
+            out.push(Item::Tok(token));
+            for a in args.iter() {
+                push_term(program, encoding, a, out);
+            }
+        }
+    }
+}
+
+/// The variables of `pattern` in order of first occurrence.
+pub fn variables(pattern: &[Item]) -> Vec<VarId> {
+    let mut vars = Vec::new();
+    for item in pattern {
+        if let Item::Var(v) = item {
+            if !vars.contains(v) {
+                vars.push(*v);
+            }
+        }
+    }
+    vars
+}
+
+/// Where each variable's value lies in some token sequence, by `VarId`.
+#[derive(Clone, Debug)]
+pub struct Ranges(Vec<(u32, u32)>);
+
+/// Marks an unbound variable in [`Ranges`].
+const UNBOUND: (u32, u32) = (u32::MAX, u32::MAX);
+
+impl Ranges {
+    /// Room for `vars` variables, none bound.
+    pub fn new(vars: usize) -> Ranges {
+        Ranges(vec![UNBOUND; vars])
+    }
+
+    /// How many variables it has room for.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(|r| *r = UNBOUND);
+    }
+
+    /// Matches `row` against `pattern`, recording each variable's value; `false` if it does
+    /// not match (a token differs, a repeated variable has two values, lengths differ).
+    pub fn match_row(&mut self, pattern: &[Item], row: &[Token], arities: &[u32]) -> bool {
+        self.clear();
+        let mut j = 0;
+        for item in pattern {
+            match *item {
+                Item::Tok(t) => {
+                    if row.get(j) != Some(&t) {
+                        return false;
+                    }
+                    j += 1;
+                }
+                Item::Var(v) => {
+                    let Some(end) = term_end(row, j, arities) else {
+                        return false;
+                    };
+                    let (s, e) = self.0[v as usize];
+                    if s == u32::MAX {
+                        self.0[v as usize] = (j as u32, end as u32);
+                    } else if row[s as usize..e as usize] != row[j..end] {
+                        return false;
+                    }
+                    j = end;
+                }
+            }
+        }
+        j == row.len()
+    }
+
+    /// Reads a binding: `row` holds the values of `vars`, in that order, back to back.
+    pub fn read_binding(&mut self, vars: &[VarId], row: &[Token], arities: &[u32]) {
+        self.clear();
+        let mut j = 0;
+        for &v in vars {
+            let end = term_end(row, j, arities).unwrap_or(row.len());
+            self.0[v as usize] = (j as u32, end as u32);
+            j = end;
+        }
+    }
+
+    /// Appends the value of `v` (taken from `row`) to `out`.
+    pub fn push_value(&self, v: VarId, row: &[Token], out: &mut Row) {
+        let (s, e) = self.0[v as usize];
+        out.extend_from_slice(&row[s as usize..e as usize]);
+    }
+
+    /// Appends `pattern` instantiated with the values in `row` to `out`.
+    pub fn instantiate(&self, pattern: &[Item], row: &[Token], out: &mut Row) {
+        for item in pattern {
+            match *item {
+                Item::Tok(t) => out.push(t),
+                Item::Var(v) => self.push_value(v, row, out),
+            }
+        }
+    }
+}
+
+/// The deepest nesting of function terms in `row` (a row of constants has depth 0).
+pub fn depth(row: &[Token], arities: &[u32]) -> usize {
+    let mut pending: SmallVec<[u32; 16]> = SmallVec::new();
+    let mut deepest = 0;
+    for &t in row {
+        if let Some(top) = pending.last_mut() {
+            *top -= 1;
+        }
+        let arity = if t >= 0x8000_0000 { 0 } else { arities[t as usize] };
+        if arity > 0 {
+            pending.push(arity);
+            deepest = deepest.max(pending.len());
+        }
+        while pending.last() == Some(&0) {
+            pending.pop();
+        }
+    }
+    deepest
+}

@@ -1,0 +1,193 @@
+//! Running the dataflow on timely workers and gathering a deterministic result.
+
+use super::dataflow::{self, Diff};
+use super::pattern::{pattern, Pattern, Ranges, Row};
+use super::plan::Plan;
+use super::{EngineError, GroundLiteral, Instance, Instantiation, Limits, Options};
+use crate::program::encoding::Encoding;
+use crate::program::{Literal, Program, RelId};
+use differential_dataflow::input::Input;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use timely::dataflow::ProbeHandle;
+
+/// What one worker gathers: atoms by relation, bindings by rule plan.
+type Gathered = (Vec<(RelId, Row, Diff)>, Vec<(usize, Row, Diff)>);
+
+/// Computes S* and the ground instances of `program` (classic model).
+pub fn instantiate(
+    program: &Program,
+    encoding: &Encoding,
+    options: &Options,
+) -> Result<Instantiation, EngineError> {
+    let plan = Arc::new(Plan::new(program, encoding));
+    let limits = Arc::new(Limits {
+        max_depth: options.max_depth,
+        stop: AtomicBool::new(false),
+        reason: Mutex::new(None),
+    });
+    let atom_count = Arc::new(AtomicUsize::new(0));
+    let (p, l, deadline, max_atoms) = (plan.clone(), limits.clone(), options.deadline, options.max_atoms);
+    let config = timely::Config::process(options.workers.max(1));
+    let guards = timely::execute(config, move |worker| -> Gathered {
+        let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
+        let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
+        let probe = ProbeHandle::new();
+        let mut unit_input = worker.dataflow::<u32, _, _>(|scope| {
+            let (input, unit) = scope.new_collection::<Row, Diff>();
+            let outputs = dataflow::build(scope, &p, unit, &l);
+            for (rel, rows) in outputs.relations {
+                let (sink, count, limits) = (atoms.clone(), atom_count.clone(), l.clone());
+                rows.inspect(move |(row, _, diff)| {
+                    if *diff > 0 && count.fetch_add(1, Ordering::Relaxed) >= max_atoms {
+                        limits.fail(EngineError::TooManyAtoms);
+                    }
+                    sink.borrow_mut().push((rel, row.clone(), *diff));
+                })
+                .probe_with(&probe);
+            }
+            for (r, rows) in outputs.instances {
+                let rule = &p.rules[r];
+                if rule.source.is_none() || p.is_static[rule.head_rel as usize] {
+                    continue;
+                }
+                let sink = bindings.clone();
+                rows.inspect(move |(row, _, diff)| sink.borrow_mut().push((r, row.clone(), *diff)))
+                    .probe_with(&probe);
+            }
+            input
+        });
+        if worker.index() == 0 {
+            unit_input.insert(Row::new());
+        }
+        unit_input.close();
+        while !probe.done() {
+            if l.stopped() {
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                l.fail(EngineError::Deadline);
+                break;
+            }
+            worker.step();
+        }
+        let atoms = std::mem::take(&mut *atoms.borrow_mut());
+        let bindings = std::mem::take(&mut *bindings.borrow_mut());
+        (atoms, bindings)
+    })
+    .map_err(EngineError::Worker)?;
+    let mut all_atoms = Vec::new();
+    let mut all_bindings = Vec::new();
+    for result in guards.join() {
+        let (a, b) = result.map_err(EngineError::Worker)?;
+        all_atoms.extend(a);
+        all_bindings.extend(b);
+    }
+    if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
+        return Err(error);
+    }
+    let atoms = consolidate(all_atoms);
+    let bindings = consolidate(all_bindings);
+    let instances = Instances::new(program, encoding, &plan).build(bindings);
+    Ok(Instantiation {
+        atoms,
+        is_static: plan.is_static.clone(),
+        instances,
+    })
+}
+
+/// The records whose multiplicities add up to a positive number, sorted.
+fn consolidate<K: Ord + Clone>(mut updates: Vec<(K, Row, Diff)>) -> Vec<(K, Row)> {
+    updates.sort_unstable_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let mut out: Vec<(K, Row)> = Vec::new();
+    let mut i = 0;
+    while i < updates.len() {
+        let mut j = i;
+        let mut sum = 0;
+        while j < updates.len() && updates[j].0 == updates[i].0 && updates[j].1 == updates[i].1 {
+            sum += updates[j].2;
+            j += 1;
+        }
+        if sum > 0 {
+            out.push((updates[i].0.clone(), updates[i].1.clone()));
+        }
+        i = j;
+    }
+    out
+}
+
+/// A literal kept in instances: whether negated, its relation and arguments.
+type KeptLiteral = (bool, RelId, Pattern);
+
+/// Turns bindings into instances: the head and the dynamic body literals, instantiated.
+struct Instances<'a> {
+    plan: &'a Plan,
+    /// Per program rule: its head pattern and the literals kept in instances.
+    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+}
+
+impl<'a> Instances<'a> {
+    fn new(program: &Program, encoding: &Encoding, plan: &'a Plan) -> Instances<'a> {
+        let rules = program
+            .rules
+            .iter()
+            .map(|rule| {
+                let kept = rule
+                    .body
+                    .iter()
+                    .filter_map(|l| match l {
+                        Literal::Pos(a) if !plan.is_static[a.rel as usize] => {
+                            Some((false, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        Literal::Neg(a) if !plan.is_static[a.rel as usize] => {
+                            Some((true, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                (pattern(program, encoding, &rule.head.args), kept)
+            })
+            .collect();
+        Instances { plan, rules }
+    }
+
+    fn build(&self, bindings: Vec<(usize, Row)>) -> Vec<Instance> {
+        let mut out = Vec::with_capacity(bindings.len());
+        let mut ranges: Option<Ranges> = None;
+        for (r, binding) in bindings {
+            let plan = &self.plan.rules[r];
+            let Some(source) = plan.source else { continue };
+            let ranges = ranges.get_or_insert_with(|| Ranges::new(0));
+            if ranges.len() < plan.vars {
+                *ranges = Ranges::new(plan.vars);
+            }
+            ranges.read_binding(&plan.binding, &binding, &self.plan.arities);
+            let (head, kept) = &self.rules[source];
+            let mut head_row = Row::new();
+            ranges.instantiate(head, &binding, &mut head_row);
+            let body = kept
+                .iter()
+                .map(|(negated, rel, p)| {
+                    let mut args = Row::new();
+                    ranges.instantiate(p, &binding, &mut args);
+                    GroundLiteral {
+                        negated: *negated,
+                        rel: *rel,
+                        args,
+                    }
+                })
+                .collect();
+            out.push(Instance {
+                rule: source,
+                head_rel: plan.head_rel,
+                head: head_row,
+                body,
+            });
+        }
+        out.sort_unstable();
+        out
+    }
+}
