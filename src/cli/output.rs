@@ -1,5 +1,7 @@
 //! Writing results: to stdout, or to a file replaced atomically (a temporary file in the same
-//! directory, renamed at the end), so that a failed run never leaves a partial file.
+//! directory, renamed at the end), so that a failed run never leaves a partial file. Paths
+//! that exist and are not regular files (`/dev/null`, a pipe) are written directly: renaming
+//! over them would replace the device.
 
 use std::io::Write;
 use std::path::Path;
@@ -12,6 +14,18 @@ pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
         };
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()));
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let name = path.file_name().map_or("output".into(), |n| n.to_string_lossy().into_owned());

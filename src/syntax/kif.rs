@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(d.len(), 3, "{d:?}");
         assert!(d[0].contains("found the variable `?x`"));
         assert!(d[1].contains("`not` takes one formula"));
-        assert!(d[2].contains("empty list"));
+        assert!(d[2].contains("found another list"));
     }
 
     #[test]
