@@ -11,7 +11,7 @@
 //! terminators; the parser also resynchronises on `Begin` after a syntax error. The paren
 //! count restarts at every `Begin`, so one unclosed `(` does not poison the rest of the file.
 
-use super::{Span, MAX_DEPTH};
+use crate::syntax::{Span, MAX_DEPTH};
 use std::borrow::Cow;
 
 /// A token of the infix syntaxes.
@@ -67,8 +67,11 @@ pub(super) type Spanned<'a> = (usize, Tok<'a>, usize);
 pub(super) struct Lexer<'a> {
     text: &'a str,
     pos: usize,
-    /// Start offsets of the `(` still open in the current statement.
-    opens: Vec<usize>,
+    /// The `(` still open in the current statement: where each starts, and how many levels of
+    /// nesting it adds (itself and the `~`s directly before it, which apply to the group).
+    opens: Vec<(usize, usize)>,
+    /// The nesting the open `(` add up to: the sum of their levels.
+    nesting: usize,
     /// How many `~` directly precede the current position.
     tildes: usize,
     /// Whether the last token ends a literal (or nothing was read yet): a constant here is a
@@ -87,6 +90,7 @@ impl<'a> Lexer<'a> {
             text,
             pos: if text.starts_with('\u{feff}') { 3 } else { 0 },
             opens: Vec::new(),
+            nesting: 0,
             tildes: 0,
             after_end: true,
             pending: None,
@@ -97,7 +101,7 @@ impl<'a> Lexer<'a> {
     /// The start of the innermost `(` of the current statement still open after the tokens
     /// yielded so far.
     pub(super) fn open_paren(&self) -> Option<usize> {
-        self.opens.last().copied()
+        self.opens.last().map(|&(start, _)| start)
     }
 
     fn peek(&self) -> Option<char> {
@@ -189,7 +193,9 @@ impl<'a> Lexer<'a> {
                     return Err(self.error(
                         start,
                         "unexpected character `-`".to_string(),
-                        Some("a negative number is `-` followed by digits; a rule is `head :- body`"),
+                        Some(
+                            "a negative number is `-` followed by digits; a rule is `head :- body`",
+                        ),
                     ));
                 }
                 self.eat_while(is_ident_byte);
@@ -251,8 +257,7 @@ impl<'a> Lexer<'a> {
         let body_start = self.pos;
         let mut owned: Option<String> = None;
         let mut bad_escape: Option<LexError> = None;
-        loop {
-            let Some(c) = self.peek() else { break };
+        while let Some(c) = self.peek() {
             match c {
                 '"' => {
                     let body = self.text.get(body_start..self.pos).unwrap_or_default();
@@ -286,7 +291,10 @@ impl<'a> Lexer<'a> {
                             if bad_escape.is_none() {
                                 bad_escape = Some(self.error(
                                     escape_start,
-                                    format!("unknown escape `\\{}` in a quoted constant", e.escape_debug()),
+                                    format!(
+                                        "unknown escape `\\{}` in a quoted constant",
+                                        e.escape_debug()
+                                    ),
                                     Some("only `\\\"` and `\\\\` are escapes"),
                                 ));
                             }
@@ -348,37 +356,42 @@ impl<'a> Iterator for Lexer<'a> {
             Err(e) => return Some(Err(e)),
         };
         let end = self.pos;
-        if tok != Tok::Not {
-            self.tildes = 0;
-        }
+        // The `~`s directly before this token, which apply to it.
+        let run = if tok == Tok::Not {
+            0
+        } else {
+            std::mem::take(&mut self.tildes)
+        };
         match tok {
             Tok::LParen => {
-                if self.opens.len() >= MAX_DEPTH {
+                let levels = run + 1;
+                if self.nesting + levels > MAX_DEPTH {
                     return Some(Err(self.too_deep(start, "parentheses")));
                 }
-                self.opens.push(start);
+                self.nesting += levels;
+                self.opens.push((start, levels));
             }
             Tok::Not => {
-                if self.opens.len() + self.tildes >= MAX_DEPTH {
+                if self.nesting + self.tildes + 1 > MAX_DEPTH {
                     return Some(Err(self.too_deep(start, "`~` and parentheses")));
                 }
                 self.tildes += 1;
             }
             Tok::RParen => {
-                self.opens.pop();
+                if let Some((_, levels)) = self.opens.pop() {
+                    self.nesting = self.nesting.saturating_sub(levels);
+                }
             }
             Tok::Const(_) if self.after_end => {
                 self.opens.clear();
+                self.nesting = 0;
                 self.after_end = true;
                 self.pending = Some((start, tok, end));
                 return Some(Ok((start, Tok::Begin, end)));
             }
             _ => {}
         }
-        self.after_end = matches!(
-            tok,
-            Tok::Const(_) | Tok::Var(_) | Tok::RParen | Tok::Dot
-        );
+        self.after_end = matches!(tok, Tok::Const(_) | Tok::Var(_) | Tok::RParen | Tok::Dot);
         Some(Ok((start, tok, end)))
     }
 }

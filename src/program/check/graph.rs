@@ -4,8 +4,9 @@
 //! Invariant: every traversal here is iterative (programs can have thousands of relations), and
 //! edges whose relation ids fall outside the program are dropped instead of indexed.
 
-use crate::program::{Literal, Program, RelId};
+use crate::program::{Atom, Literal, Origin, Program, RelId, Rule};
 use crate::syntax::Span;
+use crate::graph::components;
 use std::collections::VecDeque;
 
 /// How a head depends on a body relation.
@@ -54,34 +55,14 @@ impl Graph {
             let Some(edges) = out.get_mut(rule.head.rel as usize) else {
                 continue;
             };
-            for (i, literal) in rule.body.iter().enumerate() {
-                let span = origin
-                    .literal_spans
-                    .get(i)
-                    .copied()
-                    .unwrap_or(origin.head_span);
-                // Count conditions may nest; walk them with an explicit stack.
-                let mut stack = vec![(literal, false)];
-                while let Some((literal, counted)) = stack.pop() {
-                    let (rel, kind) = match literal {
-                        Literal::Pos(a) if counted => (a.rel, Dependency::Count),
-                        Literal::Neg(a) if counted => (a.rel, Dependency::Count),
-                        Literal::Pos(a) => (a.rel, Dependency::Positive),
-                        Literal::Neg(a) => (a.rel, Dependency::Negative),
-                        Literal::Builtin { .. } => continue,
-                        Literal::Count { condition, .. } => {
-                            stack.extend(condition.iter().rev().map(|l| (l, true)));
-                            continue;
-                        }
-                    };
-                    if (rel as usize) < n {
-                        edges.push(Edge {
-                            to: rel,
-                            kind,
-                            rule: index,
-                            span,
-                        });
-                    }
+            for (i, atom, kind) in body_atoms(rule) {
+                if (atom.rel as usize) < n {
+                    edges.push(Edge {
+                        to: atom.rel,
+                        kind,
+                        rule: index,
+                        span: literal_span(origin, i),
+                    });
                 }
             }
         }
@@ -93,106 +74,109 @@ impl Graph {
         self.out.get(rel as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// The strongly connected component of each relation, by `RelId` (iterative Tarjan).
-    /// Component ids are arbitrary; two relations share one exactly when each depends on the
-    /// other.
+    /// The strongly connected component of each relation, by `RelId`.
     pub(super) fn components(&self) -> Vec<u32> {
-        const UNVISITED: u32 = u32::MAX;
-        let n = self.out.len();
-        let mut index = vec![UNVISITED; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut component = vec![UNVISITED; n];
-        let mut stack: Vec<usize> = Vec::new();
-        // The simulated call stack: a node and the next of its edges to follow.
-        let mut calls: Vec<(usize, usize)> = Vec::new();
-        let mut next_index = 0u32;
-        let mut next_component = 0u32;
-        for root in 0..n {
-            if index[root] != UNVISITED {
-                continue;
-            }
-            index[root] = next_index;
-            low[root] = next_index;
-            next_index += 1;
-            stack.push(root);
-            on_stack[root] = true;
-            calls.push((root, 0));
-            while let Some(&(v, i)) = calls.last() {
-                if let Some(edge) = self.out[v].get(i) {
-                    if let Some(top) = calls.last_mut() {
-                        top.1 += 1;
-                    }
-                    let w = edge.to as usize;
-                    if index[w] == UNVISITED {
-                        index[w] = next_index;
-                        low[w] = next_index;
-                        next_index += 1;
-                        stack.push(w);
-                        on_stack[w] = true;
-                        calls.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                    continue;
-                }
-                calls.pop();
-                if let Some(&(parent, _)) = calls.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        component[w] = next_component;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    next_component += 1;
-                }
-            }
-        }
-        component
+        components(self.out.len(), |v, i| {
+            self.out[v].get(i).map(|e| e.to as usize)
+        })
     }
 
     /// A shortest path of edges from `from` to a relation satisfying `is_target`, passing only
-    /// through relations satisfying `within` (breadth-first). Each step is the relation it
-    /// leaves and the edge taken.
+    /// through relations satisfying `within`. Each step is the relation it leaves and the edge
+    /// taken.
     pub(super) fn path(
         &self,
         from: RelId,
         is_target: impl Fn(RelId) -> bool,
         within: impl Fn(RelId) -> bool,
     ) -> Option<Vec<(RelId, Edge)>> {
-        let n = self.out.len();
-        if from as usize >= n {
-            return None;
-        }
-        // How each relation was first reached: the relation before it and the edge taken.
-        let mut parent: Vec<Option<(RelId, Edge)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[from as usize] = true;
-        let mut queue = VecDeque::from([from]);
-        while let Some(v) = queue.pop_front() {
-            for edge in self.edges(v) {
-                if is_target(edge.to) {
-                    let mut path = vec![(v, *edge)];
-                    let mut at = v;
-                    while let Some((before, e)) = parent[at as usize] {
-                        path.push((before, e));
-                        at = before;
-                    }
-                    path.reverse();
-                    return Some(path);
+        let steps = shortest_path(
+            self.out.len(),
+            from as usize,
+            |v, i| self.out[v].get(i).map(|e| e.to as usize),
+            |r| is_target(r as RelId),
+            |r| within(r as RelId),
+        )?;
+        Some(
+            steps
+                .into_iter()
+                .map(|(v, i)| (v as RelId, self.out[v][i]))
+                .collect(),
+        )
+    }
+}
+
+/// The relation atoms of `rule`'s body with the index of their literal and how the head
+/// depends on them; atoms inside `countofall` conditions are counted dependencies.
+pub(super) fn body_atoms(rule: &Rule) -> Vec<(usize, &Atom, Dependency)> {
+    let mut out = Vec::new();
+    for (i, literal) in rule.body.iter().enumerate() {
+        // Count conditions may nest; walk them with an explicit stack.
+        let mut stack = vec![(literal, false)];
+        while let Some((literal, counted)) = stack.pop() {
+            match literal {
+                Literal::Pos(a) | Literal::Neg(a) if counted => {
+                    out.push((i, a, Dependency::Count));
                 }
-                let w = edge.to as usize;
-                if !seen[w] && within(edge.to) {
-                    seen[w] = true;
-                    parent[w] = Some((v, *edge));
-                    queue.push_back(edge.to);
+                Literal::Pos(a) => out.push((i, a, Dependency::Positive)),
+                Literal::Neg(a) => out.push((i, a, Dependency::Negative)),
+                Literal::Builtin { .. } => {}
+                Literal::Count { condition, .. } => {
+                    stack.extend(condition.iter().rev().map(|l| (l, true)));
                 }
             }
         }
-        None
     }
+    out
+}
+
+/// The span of body literal `i` of a rule, or its head's if it has none.
+pub(super) fn literal_span(origin: &Origin, i: usize) -> Span {
+    origin
+        .literal_spans
+        .get(i)
+        .copied()
+        .unwrap_or(origin.head_span)
+}
+
+/// A shortest path (breadth-first) among `n` nodes from `from` to a node satisfying
+/// `is_target`, through nodes satisfying `within`; `successor` as for [`components`]. Each
+/// step is the node it leaves and the index of the successor taken.
+pub(super) fn shortest_path(
+    n: usize,
+    from: usize,
+    successor: impl Fn(usize, usize) -> Option<usize>,
+    is_target: impl Fn(usize) -> bool,
+    within: impl Fn(usize) -> bool,
+) -> Option<Vec<(usize, usize)>> {
+    if from >= n {
+        return None;
+    }
+    // How each node was first reached: the node before it and the successor index taken.
+    let mut parent: Vec<Option<(usize, usize)>> = vec![None; n];
+    let mut seen = vec![false; n];
+    seen[from] = true;
+    let mut queue = VecDeque::from([from]);
+    while let Some(v) = queue.pop_front() {
+        let mut i = 0;
+        while let Some(w) = successor(v, i) {
+            if w < n && is_target(w) {
+                let mut path = vec![(v, i)];
+                let mut at = v;
+                while let Some(step) = parent[at] {
+                    path.push(step);
+                    at = step.0;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            if w < n && !seen[w] && within(w) {
+                seen[w] = true;
+                parent[w] = Some((v, i));
+                queue.push_back(w);
+            }
+            i += 1;
+        }
+    }
+    None
 }
