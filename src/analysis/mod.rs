@@ -10,24 +10,36 @@ use crate::program::{Keyword, Literal, Model, Program, RelId};
 pub struct Dependencies {
     /// `uses[r]`: relations in bodies of rules with head `r` (with repetitions).
     pub uses: Vec<Vec<RelId>>,
+    /// `negative[r]`: the relations of `uses[r]` used under negation or in a count.
+    pub negative: Vec<Vec<RelId>>,
 }
 
 impl Dependencies {
     /// The graph of `program`'s rules (operation rules add no edges).
     pub fn new(program: &Program) -> Dependencies {
-        let mut uses = vec![Vec::new(); program.relations.len()];
-        fn literal(l: &Literal, out: &mut Vec<RelId>) {
+        let n = program.relations.len();
+        let (mut uses, mut negative) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+        fn literal(l: &Literal, negated: bool, uses: &mut Vec<RelId>, neg: &mut Vec<RelId>) {
             match l {
-                Literal::Pos(a) | Literal::Neg(a) => out.push(a.rel),
+                Literal::Pos(a) | Literal::Neg(a) => {
+                    uses.push(a.rel);
+                    if negated || matches!(l, Literal::Neg(_)) {
+                        neg.push(a.rel);
+                    }
+                }
                 Literal::Builtin { .. } => {}
-                Literal::Count { condition, .. } => condition.iter().for_each(|c| literal(c, out)),
+                Literal::Count { condition, .. } => {
+                    condition.iter().for_each(|c| literal(c, true, uses, neg))
+                }
             }
         }
         for rule in &program.rules {
-            let out = &mut uses[rule.head.rel as usize];
-            rule.body.iter().for_each(|l| literal(l, out));
+            let h = rule.head.rel as usize;
+            for l in &rule.body {
+                literal(l, false, &mut uses[h], &mut negative[h]);
+            }
         }
-        Dependencies { uses }
+        Dependencies { uses, negative }
     }
 
     /// Whether each relation is static: it depends on no state relation. State relations are
@@ -55,6 +67,35 @@ impl Dependencies {
             }
         }
         dynamic.into_iter().map(|d| !d).collect()
+    }
+}
+
+impl Dependencies {
+    /// Which relations the engine can compute exactly: static ones, except those in a
+    /// component with negation inside (stratified only rule by rule, like
+    /// `goal(R,0) :- ~goal(R,100)`) and those depending on such. The others are
+    /// over-approximated like dynamic relations and keep their rules in the ground program.
+    pub fn exact_relations(&self, program: &Program) -> Vec<bool> {
+        let mut exact = self.static_relations(program);
+        let ids = crate::graph::components(self.uses.len(), |v, i| {
+            self.uses[v].get(i).map(|&w| w as usize)
+        });
+        for (r, negs) in self.negative.iter().enumerate() {
+            if negs.iter().any(|&n| ids[n as usize] == ids[r]) {
+                exact[r] = false;
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in 0..exact.len() {
+                if exact[r] && self.uses[r].iter().any(|&u| !exact[u as usize]) {
+                    exact[r] = false;
+                    changed = true;
+                }
+            }
+        }
+        exact
     }
 }
 

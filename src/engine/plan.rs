@@ -82,7 +82,8 @@ pub struct Plan {
     pub components: Vec<Component>,
     /// Rule plans.
     pub rules: Vec<RulePlan>,
-    /// Whether each relation is static.
+    /// Whether each relation is static and computed exactly (see
+    /// [`Dependencies::exact_relations`]); the others are over-approximated.
     pub is_static: Vec<bool>,
     /// The arity of each functor token.
     pub arities: std::sync::Arc<Vec<u32>>,
@@ -92,7 +93,7 @@ impl Plan {
     /// Plans `program` (classic model).
     pub fn new(program: &Program, encoding: &Encoding) -> Plan {
         let deps = Dependencies::new(program);
-        let is_static = deps.static_relations(program);
+        let is_static = deps.exact_relations(program);
         let mut rules = Vec::new();
         for (i, rule) in program.rules.iter().enumerate() {
             let head_static = is_static[rule.head.rel as usize];
