@@ -122,18 +122,18 @@ impl Plan {
                 }
             }
             let head = pattern(program, encoding, &rule.head.args);
-            rules.push(order(Some(i), rule.head.rel, head, positives, filters, vars));
+            rules.push(order(Some(i), rule.head.rel, head, positives, filters, vars, &is_static));
         }
         if program.model == Model::Classic {
             for (head, body) in [("true", "init"), ("true", "next")] {
                 if let (Some(h), Some(b)) = (program.relation(head, 1), program.relation(body, 1)) {
                     let p = vec![Item::Var(0)];
-                    rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 1));
+                    rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 1, &is_static));
                 }
             }
             if let (Some(h), Some(b)) = (program.relation("does", 2), program.relation("legal", 2)) {
                 let p = vec![Item::Var(0), Item::Var(1)];
-                rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 2));
+                rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 2, &is_static));
             }
         }
         let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); program.relations.len()];
@@ -176,9 +176,15 @@ impl Plan {
     }
 }
 
-/// Orders a rule's literals greedily: each next join is the one sharing the most bound
-/// variables (ties: the one with most constants); each filter goes right after the join that
-/// binds its last variable.
+/// Orders a rule's literals greedily, without statistics: next comes a literal whose
+/// variables are all bound (a semijoin), else one sharing a bound variable, static relations
+/// first (they are the small tables: `succ`, `adjacent`), fewest new variables first; only
+/// then a literal sharing nothing. Ties go to more shared variables, more constants, source
+/// order. Each filter goes right after the join that binds its last variable.
+///
+/// Preferring a shared dynamic literal over a static one would be a trap: in
+/// `line(P) :- true(cell(X1,Y,P)) & succ(X1,X2) & true(cell(X2,Y,P)) & ...` joining the second
+/// cell on (Y, P) before `succ` multiplies the bindings by the board width at every step.
 fn order(
     source: Option<usize>,
     head_rel: RelId,
@@ -186,6 +192,7 @@ fn order(
     mut positives: Vec<(RelId, Pattern)>,
     mut filters: Vec<Step>,
     vars: usize,
+    is_static: &[bool],
 ) -> RulePlan {
     let mut bound: Vec<VarId> = Vec::new();
     let mut steps = Vec::new();
@@ -193,10 +200,18 @@ fn order(
     while !positives.is_empty() {
         let best = (0..positives.len())
             .max_by_key(|&i| {
-                let p = &positives[i].1;
-                let shared = variables(p).iter().filter(|v| bound.contains(v)).count();
+                let (rel, p) = &positives[i];
+                let vs = variables(p);
+                let shared = vs.iter().filter(|v| bound.contains(v)).count();
+                let new = vs.len() - shared;
                 let constants = p.iter().filter(|x| matches!(x, Item::Tok(_))).count();
-                (shared, constants, usize::MAX - i)
+                let class = match (new, shared, is_static[*rel as usize]) {
+                    (0, _, _) => 3,
+                    (_, 1.., true) => 2,
+                    (_, 1.., false) => 1,
+                    _ => 0,
+                };
+                (class, usize::MAX - new, shared, constants, usize::MAX - i)
             })
             .unwrap_or(0);
         let (rel, pattern) = positives.remove(best);
