@@ -2,9 +2,14 @@
 //!
 //! Exit codes: 0 success (warnings allowed), 1 input rejected, 2 usage, I/O or resource limit.
 
+mod atoms;
 mod check;
+mod export_asp;
 mod files;
 mod fmt;
+mod ground;
+mod output;
+mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gdlground::syntax::Syntax;
@@ -13,6 +18,8 @@ use gdlground::syntax::Syntax;
 pub const EXIT_REJECTED: i32 = 1;
 /// Exit code: bad usage, an I/O error, or a resource limit.
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code: `--deadline` passed before the work was done.
+pub const EXIT_DEADLINE: i32 = 3;
 
 /// gdlground: ground GDL game descriptions (KIF, classic infix, Stanford .hrf).
 ///
@@ -40,6 +47,41 @@ enum Command {
     ///
     /// Example: gdlground fmt examples/tictactoe.kif --to infix
     Fmt(fmt::Args),
+    /// Ground a game: write the ground game (itself a valid game) and its counts.
+    ///
+    /// Computes the reachable superset S* of the relaxed program (GDL.md §2) on
+    /// differential-dataflow, instantiates every rule over it, evaluates static literals and
+    /// drops impossible negations (GDL.md §3).
+    ///
+    /// Example: gdlground ground examples/tictactoe.kif -o tictactoe.ground.kif --stats
+    Ground(ground::Args),
+    /// Print the reachable superset S*: one atom per line, KIF text, sorted.
+    ///
+    /// Example: gdlground atoms examples/tictactoe.kif
+    Atoms(atoms::Args),
+    /// Print a classic game as an answer set program, to check gdlground against gringo.
+    ///
+    /// Relation p becomes predicate r_p, function f becomes f_f, every constant a quoted string
+    /// ("1" stays a symbol, never a number); in names, _ becomes __ and any other byte outside
+    /// [a-z0-9] becomes _xHH_. With --relaxed, negative literals are dropped and the rules
+    /// true(F) :- init(F), true(F) :- next(F), does(R,M) :- legal(R,M) are added: gringo's
+    /// facts are then the reachable superset S (GDL.md §2). Without it, negation is kept and
+    /// the same rules are added as choice rules ({ true(F) } :- init(F), ...): gringo's output
+    /// is its own ground program of the game.
+    ///
+    /// Example: gdlground export-asp examples/tictactoe.kif --relaxed | gringo --text
+    ExportAsp(export_asp::Args),
+    /// Check that the ground program means the same game as the original rules.
+    ///
+    /// Grounds the game, then plays random playouts (seeded: --seed replays them). At every
+    /// step two independent reasoners answer the player's questions: one evaluates the original
+    /// rules bottom-up, the other the ground program. Their legal moves, goals, terminal status
+    /// and next states must agree, and every atom true in a visited state must be in the
+    /// reachable superset S* (GDL.md §2–3). Prints one summary line, or the first disagreement
+    /// with the playout, step, state and joint move, and exits 1. Classic games only for now.
+    ///
+    /// Example: gdlground validate examples/tictactoe.kif --playouts 100 --seed 7
+    Validate(validate::Args),
 }
 
 /// The `--syntax` values.
@@ -75,5 +117,9 @@ pub fn run() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Fmt(args) => fmt::run(&args),
+        Command::Ground(args) => ground::run(&args),
+        Command::Atoms(args) => atoms::run(&args),
+        Command::ExportAsp(args) => export_asp::run(&args),
+        Command::Validate(args) => validate::run(&args),
     }
 }

@@ -3,6 +3,8 @@
 //! Input: a [`Program`]. Output: text that the matching parser reads back into the same
 //! program ([`Program::same_as`]); the round-trip tests hold every writer to that.
 
+mod asp;
+pub mod ground;
 mod names;
 mod notation;
 mod printer;
@@ -39,4 +41,12 @@ pub fn program(program: &Program, format: Format) -> Result<String, WriteError> 
         (Format::Kif, Model::Classic) => Ok(printer::print(program, Notation::Kif)),
         (Format::Infix, _) => Ok(printer::print(program, Notation::Infix)),
     }
+}
+
+/// The ASP translation of a classic game for gringo (GDL.md §5): `relaxed` drops negative
+/// literals, so that grounding it gives the reachable superset S; the full translation keeps
+/// them. Both add the dynamics of GDL.md §2 (as choice rules in the full translation, so that
+/// gringo's output is a ground program of the game). Operation games are an error.
+pub fn asp(program: &Program, relaxed: bool) -> Result<String, WriteError> {
+    asp::translate(program, relaxed)
 }
