@@ -5,6 +5,9 @@
 //! fixpoint is semi-naive evaluation. Each rule is a chain of `join_core`s over arrangements
 //! keyed by the bound variables; arrangements are shared between literals of the same shape
 //! in the same scope. The bindings a rule's chain produces are its ground instances.
+//!
+//! Invariant: every worker builds the same operators in the same order (timely connects
+//! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
 use super::pattern::{depth, variables, Item, Pattern, Ranges, Row};
 use super::plan::{Plan, RulePlan, Step};
@@ -15,7 +18,7 @@ use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
 use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use timely::dataflow::Scope;
 use timely::order::Product;
@@ -32,7 +35,7 @@ type Keyed<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 /// bindings (ground instances).
 pub struct Outputs<'s> {
     /// Atoms of S*, by relation.
-    pub relations: HashMap<RelId, Rows<'s, u32>>,
+    pub relations: BTreeMap<RelId, Rows<'s, u32>>,
     /// Bindings of each rule plan, by plan index.
     pub instances: Vec<(usize, Rows<'s, u32>)>,
 }
@@ -44,7 +47,7 @@ pub fn build<'s>(
     unit: Rows<'s, u32>,
     limits: &Arc<Limits>,
 ) -> Outputs<'s> {
-    let mut relations: HashMap<RelId, Rows<'s, u32>> = HashMap::new();
+    let mut relations: BTreeMap<RelId, Rows<'s, u32>> = BTreeMap::new();
     let mut instances = Vec::new();
     for component in &plan.components {
         if !component.recursive {
@@ -60,7 +63,7 @@ pub fn build<'s>(
             continue;
         }
         let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
-            let outer: HashMap<RelId, Rows<'_, Product<u32, u64>>> = relations
+            let outer: BTreeMap<RelId, Rows<'_, Product<u32, u64>>> = relations
                 .iter()
                 .map(|(&r, c)| (r, c.clone().enter(inner)))
                 .collect();
@@ -106,7 +109,7 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
     limits: &'p Arc<Limits>,
     unit: Rows<'s, T>,
-    relations: HashMap<RelId, Rows<'s, T>>,
+    relations: BTreeMap<RelId, Rows<'s, T>>,
     /// Arrangements of literal shapes, by canonical shape.
     arranged: HashMap<Shape, Keyed<'s, T>>,
 }
@@ -145,7 +148,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         plan: &'p Arc<Plan>,
         limits: &'p Arc<Limits>,
         unit: Rows<'s, T>,
-        relations: &HashMap<RelId, Rows<'s, T>>,
+        relations: &BTreeMap<RelId, Rows<'s, T>>,
     ) -> Context<'s, 'p, T> {
         Context {
             plan,

@@ -36,6 +36,7 @@ pub fn instantiate(
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
         let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
         let probe = ProbeHandle::new();
+        let dataflow_id = worker.next_dataflow_index();
         let mut unit_input = worker.dataflow::<u32, _, _>(|scope| {
             let (input, unit) = scope.new_collection::<Row, Diff>();
             let outputs = dataflow::build(scope, &p, unit, &l);
@@ -65,11 +66,12 @@ pub fn instantiate(
         }
         unit_input.close();
         while !probe.done() {
-            if l.stopped() {
-                break;
-            }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 l.fail(EngineError::Deadline);
+            }
+            if l.stopped() {
+                // timely would otherwise run the unfinished dataflow to completion.
+                worker.drop_dataflow(dataflow_id);
                 break;
             }
             worker.step();

@@ -1,0 +1,135 @@
+//! End-to-end tests of `gdlground ground` and `atoms` on the bundled examples: counts, worker
+//! determinism, limits, and that a failed run leaves no output file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the binary with `args`.
+fn gdlground(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gdlground"))
+        .args(args)
+        .output()
+        .expect("the gdlground binary runs")
+}
+
+/// The path of a file under the crate.
+fn here(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gdlground-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+#[test]
+fn tictactoe_counts_match_the_known_game() {
+    let out = gdlground(&["ground", &here("examples/tictactoe.kif"), "--stats=json", "-o", "-"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats = String::from_utf8_lossy(&out.stderr);
+    // 27 cells and 2 control fluents; 9 marks and a noop per role; S* as gringo computes it.
+    for expected in ["\"bases\": 29", "\"actions\": 20", "\"atoms\": 197"] {
+        assert!(stats.contains(expected), "{expected} missing in {stats}");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(<= (legal xplayer (mark 1 1)) (true (cell 1 1 b)) (true (control xplayer)))"));
+    assert!(!text.contains("?"), "a ground program has no variables");
+}
+
+#[test]
+fn the_infix_game_grounds_to_the_same_program_as_the_kif_one() {
+    let kif = gdlground(&["ground", &here("examples/tictactoe.kif"), "--format", "kif"]);
+    let infix = gdlground(&["ground", &here("examples/tictactoe.pl"), "--format", "kif"]);
+    assert!(kif.status.success() && infix.status.success());
+    assert_eq!(kif.stdout, infix.stdout);
+}
+
+#[test]
+fn the_ground_game_is_itself_a_valid_game_that_grounds_to_itself() {
+    let dir = scratch("fixpoint");
+    let once = dir.join("once.kif");
+    let out = gdlground(&["ground", &here("examples/tictactoe.kif"), "-o", once.to_str().unwrap()]);
+    assert!(out.status.success());
+    let check = gdlground(&["check", once.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let again = gdlground(&["atoms", once.to_str().unwrap()]);
+    let original = gdlground(&["atoms", &here("examples/tictactoe.kif")]);
+    assert_eq!(again.stdout, original.stdout, "grounding the ground game keeps S*");
+}
+
+#[test]
+fn two_workers_write_byte_identical_output() {
+    for game in ["examples/tictactoe.kif", "examples/nim.pl", "examples/blocksworld.pl"] {
+        let one = gdlground(&["ground", &here(game), "-w", "1"]);
+        let two = gdlground(&["ground", &here(game), "-w", "2"]);
+        assert!(one.status.success(), "{game}: {}", String::from_utf8_lossy(&one.stderr));
+        assert_eq!(one.stdout, two.stdout, "{game}");
+        assert!(!one.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_growing_closure_stops_with_an_error_naming_the_relation_and_no_file() {
+    let dir = scratch("growing");
+    let target = dir.join("out.kif");
+    let out = gdlground(&[
+        "ground",
+        &here("tests/data/growing.kif"),
+        "-o",
+        target.to_str().unwrap(),
+        "--max-depth",
+        "6",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("grows without bound"), "{err}");
+    assert!(err.contains("(succ (succ (succ"), "{err}");
+    assert!(!target.exists(), "a failed run must leave no output file");
+}
+
+#[test]
+fn a_passed_deadline_exits_with_its_own_code_and_no_file() {
+    let dir = scratch("deadline");
+    let target = dir.join("out.kif");
+    let out = gdlground(&[
+        "ground",
+        &here("tests/data/growing.kif"),
+        "-o",
+        target.to_str().unwrap(),
+        "--deadline",
+        "0",
+        "--max-depth",
+        "100000",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_rejected_game_exits_1_with_a_located_error() {
+    let dir = scratch("rejected");
+    let game = dir.join("bad.kif");
+    std::fs::write(&game, "(role r)\n(<= (legal r ?m) (not (p ?m)))\n(goal r 1)\nterminal\n(p a)\n")
+        .unwrap();
+    let out = gdlground(&["ground", game.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.kif:2:"), "{err}");
+    assert!(err.contains("error[E002]"), "{err}");
+}
+
+#[test]
+fn json_output_lists_atoms_facts_and_rules() {
+    let out = gdlground(&["ground", &here("examples/nim.pl"), "--format", "json"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for key in ["\"atoms\"", "\"facts\"", "\"rules\"", "\"stats\""] {
+        assert!(text.contains(key), "{key}");
+    }
+}
