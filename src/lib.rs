@@ -11,6 +11,7 @@ pub mod ground;
 pub mod grounding;
 pub mod load;
 pub mod program;
+pub mod reason;
 pub mod syntax;
 pub mod write;
 

@@ -63,7 +63,11 @@ pub fn read_game(path: &Path, syntax: Option<Syntax>) -> Result<Game, LoadError>
 pub fn source_from_bytes(name: String, bytes: Vec<u8>) -> Result<SourceFile, LoadError> {
     if bytes.len() >= u32::MAX as usize {
         let source = SourceFile::new(name, "");
-        let d = Diagnostic::error(Code::Limit, Span::default(), "the file is larger than 4 GiB");
+        let d = Diagnostic::error(
+            Code::Limit,
+            Span::default(),
+            "the file is larger than 4 GiB",
+        );
         return Err(LoadError::Rejected(Box::new(source), vec![d]));
     }
     match String::from_utf8(bytes) {

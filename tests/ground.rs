@@ -30,15 +30,26 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn tictactoe_counts_match_the_known_game() {
-    let out = gdlground(&["ground", &here("examples/tictactoe.kif"), "--stats=json", "-o", "-"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = gdlground(&[
+        "ground",
+        &here("examples/tictactoe.kif"),
+        "--stats=json",
+        "-o",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stats = String::from_utf8_lossy(&out.stderr);
     // 27 cells and 2 control fluents; 9 marks and a noop per role; S* as gringo computes it.
     for expected in ["\"bases\": 29", "\"actions\": 20", "\"atoms\": 197"] {
         assert!(stats.contains(expected), "{expected} missing in {stats}");
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("(<= (legal xplayer (mark 1 1)) (true (cell 1 1 b)) (true (control xplayer)))"));
+    assert!(text
+        .contains("(<= (legal xplayer (mark 1 1)) (true (cell 1 1 b)) (true (control xplayer)))"));
     assert!(!text.contains("?"), "a ground program has no variables");
 }
 
@@ -54,21 +65,41 @@ fn the_infix_game_grounds_to_the_same_program_as_the_kif_one() {
 fn the_ground_game_is_itself_a_valid_game_that_grounds_to_itself() {
     let dir = scratch("fixpoint");
     let once = dir.join("once.kif");
-    let out = gdlground(&["ground", &here("examples/tictactoe.kif"), "-o", once.to_str().unwrap()]);
+    let out = gdlground(&[
+        "ground",
+        &here("examples/tictactoe.kif"),
+        "-o",
+        once.to_str().unwrap(),
+    ]);
     assert!(out.status.success());
     let check = gdlground(&["check", once.to_str().unwrap()]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
     let again = gdlground(&["atoms", once.to_str().unwrap()]);
     let original = gdlground(&["atoms", &here("examples/tictactoe.kif")]);
-    assert_eq!(again.stdout, original.stdout, "grounding the ground game keeps S*");
+    assert_eq!(
+        again.stdout, original.stdout,
+        "grounding the ground game keeps S*"
+    );
 }
 
 #[test]
 fn two_workers_write_byte_identical_output() {
-    for game in ["examples/tictactoe.kif", "examples/nim.pl", "examples/blocksworld.pl"] {
+    for game in [
+        "examples/tictactoe.kif",
+        "examples/nim.pl",
+        "examples/blocksworld.pl",
+    ] {
         let one = gdlground(&["ground", &here(game), "-w", "1"]);
         let two = gdlground(&["ground", &here(game), "-w", "2"]);
-        assert!(one.status.success(), "{game}: {}", String::from_utf8_lossy(&one.stderr));
+        assert!(
+            one.status.success(),
+            "{game}: {}",
+            String::from_utf8_lossy(&one.stderr)
+        );
         assert_eq!(one.stdout, two.stdout, "{game}");
         assert!(!one.stdout.is_empty());
     }
@@ -107,7 +138,12 @@ fn a_passed_deadline_exits_with_its_own_code_and_no_file() {
         "--max-depth",
         "100000",
     ]);
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!target.exists());
 }
 
@@ -115,8 +151,11 @@ fn a_passed_deadline_exits_with_its_own_code_and_no_file() {
 fn a_rejected_game_exits_1_with_a_located_error() {
     let dir = scratch("rejected");
     let game = dir.join("bad.kif");
-    std::fs::write(&game, "(role r)\n(<= (legal r ?m) (not (p ?m)))\n(goal r 1)\nterminal\n(p a)\n")
-        .unwrap();
+    std::fs::write(
+        &game,
+        "(role r)\n(<= (legal r ?m) (not (p ?m)))\n(goal r 1)\nterminal\n(p a)\n",
+    )
+    .unwrap();
     let out = gdlground(&["ground", game.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

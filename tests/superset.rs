@@ -107,10 +107,15 @@ fn the_reachable_superset_is_within_gringos() {
         for sub in std::fs::read_dir(&dir).expect("../shared/games") {
             let sub = sub.expect("entry").path();
             if let Ok(entries) = std::fs::read_dir(&sub) {
-                games.extend(entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| {
-                    p.extension().is_some_and(|e| e == "kif")
-                        && gdlground(&["check", "-q", p.to_str().unwrap_or_default()]).is_ok()
-                }));
+                games.extend(
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| {
+                            p.extension().is_some_and(|e| e == "kif")
+                                && gdlground(&["check", "-q", p.to_str().unwrap_or_default()])
+                                    .is_ok()
+                        }),
+                );
             }
         }
         games.sort();

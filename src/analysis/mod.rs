@@ -102,9 +102,7 @@ impl Dependencies {
 /// The strongly connected components of the graph whose edges are `edges[v]`, in dependency
 /// order: each component comes after every component it has an edge to.
 pub fn components(edges: &[Vec<RelId>]) -> Vec<Vec<RelId>> {
-    let ids = crate::graph::components(edges.len(), |v, i| {
-        edges[v].get(i).map(|&w| w as usize)
-    });
+    let ids = crate::graph::components(edges.len(), |v, i| edges[v].get(i).map(|&w| w as usize));
     let count = ids.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut out = vec![Vec::new(); count];
     for (v, &c) in ids.iter().enumerate() {

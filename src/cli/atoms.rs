@@ -21,10 +21,11 @@ pub struct Args {
 
 /// Runs `atoms`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
-    let (game, grounded) = match load_and_ground(&args.game, args.syntax, &args.engine, Instant::now()) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (game, grounded) =
+        match load_and_ground(&args.game, args.syntax, &args.engine, Instant::now()) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let text = AtomText::new(&game.program, &grounded.encoding, Notation::Kif);
     let mut lines: Vec<String> = grounded
         .ground

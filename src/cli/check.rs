@@ -1,9 +1,12 @@
 //! `gdlground check`: validate games and summarise.
 
 use super::{files, SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
-use gdlground::{read_game, LoadError};
+use gdlground::syntax::Syntax;
+use gdlground::{read_game, Game, LoadError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Flags of `check`.
@@ -20,6 +23,36 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Reads and checks every game, on as many threads as the machine has, keeping the order.
+fn read_all(paths: &[PathBuf], syntax: Option<Syntax>) -> Vec<Result<Game, LoadError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Game, LoadError>>> = Vec::new();
+    slots.resize_with(paths.len(), || None);
+    let slots = Mutex::new(slots);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = paths.get(i) else { break };
+                let result = read_game(path, syntax);
+                if let Ok(mut slots) = slots.lock() {
+                    slots[i] = Some(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .zip(paths)
+        .map(|(slot, path)| slot.unwrap_or_else(|| read_game(path, syntax)))
+        .collect()
+}
+
 /// Runs `check`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
     let paths = match files::expand(&args.games) {
@@ -30,11 +63,13 @@ pub fn run(args: &Args) -> i32 {
         }
     };
     let start = Instant::now();
+    let syntax = args.syntax.map(Into::into);
+    let results = read_all(&paths, syntax);
     let mut ok = 0;
     let mut rejected: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     let mut io_failed = false;
-    for path in &paths {
-        match read_game(path, args.syntax.map(Into::into)) {
+    for (path, result) in paths.iter().zip(results) {
+        match result {
             Ok(game) => {
                 ok += 1;
                 if !args.quiet {

@@ -95,7 +95,11 @@ pub fn load_and_ground(
         Ok(g) => Ok((game, g)),
         Err(e) => {
             let encoding = gdlground::program::encoding::Encoding::new(&game.program);
-            eprint!("{}{}", game.source.name.clone() + ": ", e.render(&game.program, &encoding));
+            eprint!(
+                "{}{}",
+                game.source.name.clone() + ": ",
+                e.render(&game.program, &encoding)
+            );
             Err(match e {
                 GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
                 _ => EXIT_USAGE,
@@ -118,9 +122,19 @@ pub fn run(args: &Args) -> i32 {
         Some(FormatArg::Json) | None if game.syntax == Syntax::Kif => Notation::Kif,
         Some(FormatArg::Json) | None => Notation::Infix,
     };
+    if notation == Notation::Kif {
+        if let Err(e) = write::kif_names(&game.program) {
+            eprintln!("error: {e} (`--format infix`)");
+            return EXIT_USAGE;
+        }
+    }
     let atoms = AtomText::new(&game.program, &grounded.encoding, notation);
     let text = match args.format {
-        Some(FormatArg::Json) => write::ground::json(&grounded.ground, &AtomText::new(&game.program, &grounded.encoding, Notation::Kif), &counts),
+        Some(FormatArg::Json) => write::ground::json(
+            &grounded.ground,
+            &AtomText::new(&game.program, &grounded.encoding, Notation::Kif),
+            &counts,
+        ),
         _ => write::ground::text(&grounded.ground, &atoms),
     };
     if let Err(e) = output::write(&args.output, &text) {
@@ -130,7 +144,11 @@ pub fn run(args: &Args) -> i32 {
     let ms = start.elapsed().as_millis();
     match args.stats.as_deref() {
         Some("json") => eprintln!("{}", write::ground::stats_json(&counts, Some(ms))),
-        Some(_) => eprintln!("{}: {}", game.source.name, write::ground::stats_line(&counts, ms)),
+        Some(_) => eprintln!(
+            "{}: {}",
+            game.source.name,
+            write::ground::stats_line(&counts, ms)
+        ),
         None => {}
     }
     0

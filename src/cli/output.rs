@@ -28,7 +28,9 @@ pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
             .and_then(|mut f| f.write_all(text.as_bytes()));
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let name = path.file_name().map_or("output".into(), |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or("output".into(), |n| n.to_string_lossy().into_owned());
     let temp = dir
         .unwrap_or(Path::new("."))
         .join(format!(".{name}.tmp-{}", std::process::id()));

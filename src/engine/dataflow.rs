@@ -100,7 +100,10 @@ pub fn build<'s>(
 }
 
 /// The distinct union of `parts` (empty if there are none).
-fn union<'s, T: Timestamp + Lattice + Ord>(scope: Scope<'s, T>, parts: Vec<Rows<'s, T>>) -> Rows<'s, T> {
+fn union<'s, T: Timestamp + Lattice + Ord>(
+    scope: Scope<'s, T>,
+    parts: Vec<Rows<'s, T>>,
+) -> Rows<'s, T> {
     differential_dataflow::collection::concatenate(scope, parts).distinct()
 }
 
@@ -177,7 +180,10 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                     rel, pattern, new, ..
                 } if i == 0 => self.scan(*rel, pattern, new, rule.vars),
                 Step::Join {
-                    rel, pattern, key, new,
+                    rel,
+                    pattern,
+                    key,
+                    new,
                 } => self.join(bindings, &bound, *rel, pattern, key, new, rule.vars),
                 Step::Filter { op, args, negated } => {
                     self.filter(bindings, &bound, *op, args, *negated, rule.vars)
@@ -204,7 +210,8 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                 return None;
             }
             let mut out = Row::new();
-            new.iter().for_each(|&v| ranges.push_value(v, &row, &mut out));
+            new.iter()
+                .for_each(|&v| ranges.push_value(v, &row, &mut out));
             Some(out)
         })
     }

@@ -148,7 +148,11 @@ pub fn depth(row: &[Token], arities: &[u32]) -> usize {
         if let Some(top) = pending.last_mut() {
             *top -= 1;
         }
-        let arity = if t >= 0x8000_0000 { 0 } else { arities[t as usize] };
+        let arity = if t >= 0x8000_0000 {
+            0
+        } else {
+            arities[t as usize]
+        };
         if arity > 0 {
             pending.push(arity);
             deepest = deepest.max(pending.len());

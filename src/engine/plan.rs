@@ -122,18 +122,43 @@ impl Plan {
                 }
             }
             let head = pattern(program, encoding, &rule.head.args);
-            rules.push(order(Some(i), rule.head.rel, head, positives, filters, vars, &is_static));
+            rules.push(order(
+                Some(i),
+                rule.head.rel,
+                head,
+                positives,
+                filters,
+                vars,
+                &is_static,
+            ));
         }
         if program.model == Model::Classic {
             for (head, body) in [("true", "init"), ("true", "next")] {
                 if let (Some(h), Some(b)) = (program.relation(head, 1), program.relation(body, 1)) {
                     let p = vec![Item::Var(0)];
-                    rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 1, &is_static));
+                    rules.push(order(
+                        None,
+                        h,
+                        p.clone(),
+                        vec![(b, p)],
+                        Vec::new(),
+                        1,
+                        &is_static,
+                    ));
                 }
             }
-            if let (Some(h), Some(b)) = (program.relation("does", 2), program.relation("legal", 2)) {
+            if let (Some(h), Some(b)) = (program.relation("does", 2), program.relation("legal", 2))
+            {
                 let p = vec![Item::Var(0), Item::Var(1)];
-                rules.push(order(None, h, p.clone(), vec![(b, p)], Vec::new(), 2, &is_static));
+                rules.push(order(
+                    None,
+                    h,
+                    p.clone(),
+                    vec![(b, p)],
+                    Vec::new(),
+                    2,
+                    &is_static,
+                ));
             }
         }
         let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); program.relations.len()];
@@ -147,8 +172,8 @@ impl Plan {
         let mut components: Vec<Component> = crate::analysis::components(&edges)
             .into_iter()
             .map(|relations| {
-                let recursive = relations.len() > 1
-                    || edges[relations[0] as usize].contains(&relations[0]);
+                let recursive =
+                    relations.len() > 1 || edges[relations[0] as usize].contains(&relations[0]);
                 Component {
                     relations,
                     recursive,

@@ -30,7 +30,12 @@ pub fn instantiate(
         reason: Mutex::new(None),
     });
     let atom_count = Arc::new(AtomicUsize::new(0));
-    let (p, l, deadline, max_atoms) = (plan.clone(), limits.clone(), options.deadline, options.max_atoms);
+    let (p, l, deadline, max_atoms) = (
+        plan.clone(),
+        limits.clone(),
+        options.deadline,
+        options.max_atoms,
+    );
     let config = timely::Config::process(options.workers.max(1));
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();

@@ -13,7 +13,11 @@ impl Program {
         self.model == other.model
             && self.rules.len() == other.rules.len()
             && self.operations.len() == other.operations.len()
-            && self.rules.iter().zip(&other.rules).all(|(x, y)| pair.rule(x, y))
+            && self
+                .rules
+                .iter()
+                .zip(&other.rules)
+                .all(|(x, y)| pair.rule(x, y))
             && self
                 .operations
                 .iter()
@@ -83,8 +87,7 @@ impl Pair<'_> {
     }
 
     fn atom(&self, x: &Atom, y: &Atom) -> bool {
-        self.a.relation_name(x.rel) == self.b.relation_name(y.rel)
-            && self.terms(&x.args, &y.args)
+        self.a.relation_name(x.rel) == self.b.relation_name(y.rel) && self.terms(&x.args, &y.args)
     }
 
     fn terms(&self, xs: &[Term], ys: &[Term]) -> bool {

@@ -161,7 +161,12 @@ pub fn term_end(tokens: &[Token], start: usize, arities: &[u32]) -> Option<usize
     let mut i = start;
     while need > 0 {
         let t = *tokens.get(i)?;
-        need = need - 1 + if t >= INT_BASE { 0 } else { arities[t as usize] as u64 };
+        need = need - 1
+            + if t >= INT_BASE {
+                0
+            } else {
+                arities[t as usize] as u64
+            };
         i += 1;
     }
     Some(i)

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::syntax::{self as ast, Code, Diagnostic, Formula, Span, Statement};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// The most rules one statement may split into when its disjunctions are multiplied out.
 pub const MAX_DISJUNCTS: usize = 4096;
@@ -37,8 +38,9 @@ pub fn lower(statements: &[Statement], model: Model) -> (Program, Vec<Diagnostic
     (program, diagnostics)
 }
 
-/// A literal before lowering: an atom of the syntax tree and whether it is negated.
-type RawLiteral = (ast::Atom, bool);
+/// A literal before lowering: an atom of the syntax tree and whether it is negated. Shared,
+/// since multiplying out disjunctions copies each literal into many conjunctions.
+type RawLiteral = (Rc<ast::Atom>, bool);
 
 /// Relations and functions have arities of their own: `cell` may be both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -298,14 +300,17 @@ impl Lowerer {
             Formula::Atom(a)
                 if a.name.text == "or" && !self.defined.contains(&("or".into(), a.args.len())) =>
             {
-                let parts: Option<Vec<Formula>> =
-                    a.args.iter().map(|t| term_as_atom(t).map(Formula::Atom)).collect();
+                let parts: Option<Vec<Formula>> = a
+                    .args
+                    .iter()
+                    .map(|t| term_as_atom(t).map(Formula::Atom))
+                    .collect();
                 match parts {
                     Some(parts) => self.dnf(&Formula::Or(parts, a.span), negated),
-                    None => Some(vec![vec![(a.clone(), negated)]]),
+                    None => Some(vec![vec![(Rc::new(a.clone()), negated)]]),
                 }
             }
-            Formula::Atom(a) => Some(vec![vec![(a.clone(), negated)]]),
+            Formula::Atom(a) => Some(vec![vec![(Rc::new(a.clone()), negated)]]),
             Formula::Not(inner, _) => self.dnf(inner, !negated),
             Formula::And(fs, span) | Formula::Or(fs, span) => {
                 let conjunctive = matches!(f, Formula::And(..)) != negated;
@@ -363,7 +368,11 @@ impl Lowerer {
         let arity = atom.args.len();
         if self.defined.contains(&(name.to_string(), arity)) {
             let a = self.relation_atom(atom, scope);
-            return Some(if negated { Literal::Neg(a) } else { Literal::Pos(a) });
+            return Some(if negated {
+                Literal::Neg(a)
+            } else {
+                Literal::Pos(a)
+            });
         }
         if let Some(op) = Builtin::of(model, name, arity) {
             let args = atom.args.iter().map(|t| self.term(t, scope)).collect();
@@ -373,7 +382,11 @@ impl Lowerer {
             return self.count(atom, negated, scope);
         }
         let a = self.relation_atom(atom, scope);
-        Some(if negated { Literal::Neg(a) } else { Literal::Pos(a) })
+        Some(if negated {
+            Literal::Neg(a)
+        } else {
+            Literal::Pos(a)
+        })
     }
 
     /// `countofall(template, condition, result)`.

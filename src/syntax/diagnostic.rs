@@ -177,7 +177,10 @@ fn excerpt(out: &mut String, file: &SourceFile, span: Span) {
     let (line, col) = file.line_col(span.start);
     let text = file.line_text(line);
     let width = line.to_string().len();
-    let shown: String = text.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+    let shown: String = text
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect();
     let (end_line, end_col) = file.line_col(span.end.max(span.start + 1) - 1);
     let carets = if end_line == line {
         (end_col + 1).saturating_sub(col).max(1)

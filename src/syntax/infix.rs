@@ -7,11 +7,10 @@
 //! first error of every broken statement. Errors that merely follow from an earlier one (on
 //! the same line, or right where the parser resumed) are not reported.
 
-
 use super::ast::{Atom, Formula, Term};
+use super::infix_lexer::{LexError, Lexer, Spanned, Tok};
 use super::{Code, Diagnostic, Parsed, Span};
 use lalrpop_util::{lalrpop_mod, ErrorRecovery, ParseError};
-use super::infix_lexer::{LexError, Lexer, Spanned, Tok};
 use std::convert::Infallible;
 
 lalrpop_mod!(

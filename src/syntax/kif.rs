@@ -90,9 +90,11 @@ fn parse_error(
             )
             .with_hint("remove it, or add the `(` it was meant to close")
         }
-        ParseError::InvalidToken { location } => {
-            Diagnostic::error(Code::Syntax, Span::new(location, location + 1), "invalid token")
-        }
+        ParseError::InvalidToken { location } => Diagnostic::error(
+            Code::Syntax,
+            Span::new(location, location + 1),
+            "invalid token",
+        ),
         ParseError::User {
             error: LexError::EmptyVariable(at),
         } => Diagnostic::error(Code::Syntax, Span::new(at, at + 1), "`?` without a name")
@@ -102,10 +104,7 @@ fn parse_error(
         } => Diagnostic::error(
             Code::Limit,
             Span::new(at, at + 1),
-            format!(
-                "parentheses nested deeper than {} levels",
-                super::MAX_DEPTH
-            ),
+            format!("parentheses nested deeper than {} levels", super::MAX_DEPTH),
         )
         .with_hint("no game needs this; the file is probably corrupt or generated wrongly"),
     }
@@ -120,8 +119,11 @@ struct Converter {
 impl Converter {
     fn error(&mut self, span: Span, message: impl Into<String>, hint: &str) {
         let d = Diagnostic::error(Code::Syntax, span, message);
-        self.diagnostics
-            .push(if hint.is_empty() { d } else { d.with_hint(hint) });
+        self.diagnostics.push(if hint.is_empty() {
+            d
+        } else {
+            d.with_hint(hint)
+        });
     }
 
     /// A top-level sentence: a fact, `(<= head body...)`, or nothing after an error.
@@ -130,11 +132,7 @@ impl Converter {
             if let Some(Sexp::Sym(s, s_span)) = items.first() {
                 if s == "<=" {
                     let Some(head) = items.get(1) else {
-                        self.error(
-                            *s_span,
-                            "a rule needs a head",
-                            "write `(<= head body...)`",
-                        );
+                        self.error(*s_span, "a rule needs a head", "write `(<= head body...)`");
                         return;
                     };
                     let head = self.atom(head);
@@ -342,9 +340,17 @@ mod tests {
     fn unclosed_and_stray_parentheses_are_located() {
         let (_, d) = run("(role a)\n(<= (p ?x)\n   (q ?x)\n");
         assert_eq!(d.len(), 1, "{d:?}");
-        assert!(d[0].starts_with("t.kif:2:1: error[E001]: unclosed `(`"), "{}", d[0]);
+        assert!(
+            d[0].starts_with("t.kif:2:1: error[E001]: unclosed `(`"),
+            "{}",
+            d[0]
+        );
         let (_, d) = run("(role a))\n(role b)");
-        assert!(d[0].starts_with("t.kif:1:9: error[E001]: unexpected `)`"), "{}", d[0]);
+        assert!(
+            d[0].starts_with("t.kif:1:9: error[E001]: unexpected `)`"),
+            "{}",
+            d[0]
+        );
     }
 
     #[test]

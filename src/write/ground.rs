@@ -120,7 +120,11 @@ pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> St
         push_ids(rule.body.iter().filter(|l| l.0).map(|l| l.1), &mut out);
         out.push_str("]}");
     }
-    let _ = write!(out, "\n  ],\n  \"stats\": {}\n}}\n", stats_json(counts, None));
+    let _ = write!(
+        out,
+        "\n  ],\n  \"stats\": {}\n}}\n",
+        stats_json(counts, None)
+    );
     out
 }
 

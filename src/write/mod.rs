@@ -38,7 +38,10 @@ pub fn program(program: &Program, format: Format) -> Result<String, WriteError> 
         (Format::Kif, Model::Operations) => Err(WriteError(
             "operation games (.hrf) have no KIF form; write them with `--to infix`".into(),
         )),
-        (Format::Kif, Model::Classic) => Ok(printer::print(program, Notation::Kif)),
+        (Format::Kif, Model::Classic) => {
+            kif_names(program)?;
+            Ok(printer::print(program, Notation::Kif))
+        }
         (Format::Infix, _) => Ok(printer::print(program, Notation::Infix)),
     }
 }
@@ -49,4 +52,64 @@ pub fn program(program: &Program, format: Format) -> Result<String, WriteError> 
 /// gringo's output is a ground program of the game). Operation games are an error.
 pub fn asp(program: &Program, relaxed: bool) -> Result<String, WriteError> {
     asp::translate(program, relaxed)
+}
+
+/// Checks that every name of `program` reads back as itself in KIF: KIF folds case, splits at
+/// whitespace, parentheses and `;`, reads `?x` as a variable, and gives `or`, `and`, `not` and
+/// `<=` in relation position their logical meaning. Infix names can be any of these.
+pub fn kif_names(program: &Program) -> Result<(), WriteError> {
+    for sym in 0..program.symbols.len() as u32 {
+        let name = program.symbols.name(sym);
+        let spellable = !name.is_empty()
+            && !name.starts_with('?')
+            && name.to_lowercase() == name
+            && !name
+                .chars()
+                .any(|c| c.is_whitespace() || matches!(c, '(' | ')' | ';'));
+        if !spellable {
+            return Err(WriteError(format!(
+                "the name `{name}` has no KIF spelling (KIF folds case and splits at spaces and parentheses); write the game in infix"
+            )));
+        }
+    }
+    for relation in &program.relations {
+        let name = program.symbols.name(relation.name);
+        if matches!(name, "or" | "and" | "not" | "<=") {
+            return Err(WriteError(format!(
+                "the relation `{name}` would read back as a connective in KIF; write the game in infix"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{load, model_of};
+    use crate::syntax::{SourceFile, Syntax};
+
+    /// The infix program `text` printed as KIF.
+    fn as_kif(text: &str) -> Result<String, WriteError> {
+        let game = load(SourceFile::new("t.pl", text), Syntax::Infix).expect("valid game");
+        assert_eq!(model_of(game.syntax), Model::Classic);
+        program(&game.program, Format::Kif)
+    }
+
+    #[test]
+    fn names_kif_cannot_spell_are_refused_not_garbled() {
+        let base = "legal(r,a)\ngoal(r,1)\nterminal\n";
+        assert!(as_kif(&format!("role(r)\n{base}")).is_ok());
+        for bad in [
+            "role(xE)",
+            "role(\"a b\")",
+            "role(\"(c d)\")",
+            "role(\"?v\")",
+        ] {
+            let e = as_kif(&format!("{bad}\n{base}")).expect_err(bad);
+            assert!(e.0.contains("no KIF spelling"), "{bad}: {}", e.0);
+        }
+        let e = as_kif(&format!("role(r)\nor(a,b)\n{base}")).expect_err("or");
+        assert!(e.0.contains("connective"), "{}", e.0);
+    }
 }

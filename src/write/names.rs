@@ -14,7 +14,13 @@ pub fn variable_names(names: &[String], notation: Notation) -> Vec<String> {
         .map(|name| {
             let mut base: String = name
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             match notation {
                 Notation::Kif => base = base.to_lowercase(),

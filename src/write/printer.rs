@@ -98,8 +98,9 @@ impl<'p> Printer<'p> {
                 if *negated {
                     self.notation.open_not(out);
                 }
-                self.notation
-                    .apply(op.name(), args.len(), out, |i, out| self.term(&args[i], out));
+                self.notation.apply(op.name(), args.len(), out, |i, out| {
+                    self.term(&args[i], out)
+                });
                 if *negated {
                     self.notation.close_not(out);
                 }
@@ -118,8 +119,9 @@ impl<'p> Printer<'p> {
 
     fn atom(&self, atom: &Atom, out: &mut String) {
         let name = self.program.relation_name(atom.rel);
-        self.notation
-            .apply(name, atom.args.len(), out, |i, out| self.term(&atom.args[i], out));
+        self.notation.apply(name, atom.args.len(), out, |i, out| {
+            self.term(&atom.args[i], out)
+        });
     }
 
     fn term(&self, term: &Term, out: &mut String) {

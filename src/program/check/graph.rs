@@ -4,9 +4,9 @@
 //! Invariant: every traversal here is iterative (programs can have thousands of relations), and
 //! edges whose relation ids fall outside the program are dropped instead of indexed.
 
+use crate::graph::components;
 use crate::program::{Atom, Literal, Origin, Program, RelId, Rule};
 use crate::syntax::Span;
-use crate::graph::components;
 use std::collections::VecDeque;
 
 /// How a head depends on a body relation.

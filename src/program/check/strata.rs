@@ -6,10 +6,10 @@
 //! common in real games, is accepted: no instance of `goal(R,0)` depends on itself. Such a
 //! program is stratified on ground atoms (locally stratified), not on relations.
 
-use crate::graph::components;
 use super::graph::{body_atoms, literal_span, shortest_path, Dependency, Edge, Graph};
 use super::unify::unifiable;
 use super::{path_text, MAX_STEP_NOTES};
+use crate::graph::components;
 use crate::program::{Program, RelId};
 use crate::syntax::{Code, Diagnostic};
 use std::collections::HashMap;
