@@ -1,0 +1,99 @@
+//! `gdlground validate`: random playouts comparing the ground program with the original rules.
+
+use super::ground::EngineArgs;
+use super::{SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
+use gdlground::engine::EngineError;
+use gdlground::program::encoding::Encoding;
+use gdlground::program::Model;
+use gdlground::reason::playout::{self, Options};
+use gdlground::{ground, read_game, GroundError, LoadError};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Flags of `validate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The game file.
+    #[arg(value_name = "GAME")]
+    game: PathBuf,
+    /// The number of random playouts.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    playouts: usize,
+    /// The seed of the random move choices: the same seed replays the same playouts.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Stop a playout after this many joint moves.
+    #[arg(long, default_value_t = 200, value_name = "K")]
+    max_steps: usize,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Read the file in this syntax instead of guessing from extension and content.
+    #[arg(long, value_enum)]
+    syntax: Option<SyntaxArg>,
+}
+
+/// Runs `validate`, returning the exit code: 0 if the reasoners agree, 1 on the first
+/// disagreement or soundness failure (printed on stdout).
+pub fn run(args: &Args) -> i32 {
+    let start = Instant::now();
+    let game = match read_game(&args.game, args.syntax.map(Into::into)) {
+        Ok(game) => game,
+        Err(e) => {
+            eprint!("{}", e.render());
+            return match e {
+                LoadError::Io(..) => EXIT_USAGE,
+                LoadError::Rejected(..) => EXIT_REJECTED,
+            };
+        }
+    };
+    for w in &game.warnings {
+        eprint!("{}", w.render(&game.source));
+    }
+    let name = game.source.name.clone();
+    if game.program.model == Model::Operations {
+        eprintln!("{name}: error: validate does not support operation games (.hrf) yet");
+        return EXIT_USAGE;
+    }
+    let grounded = match ground(&game.program, &args.engine.options(start)) {
+        Ok(g) => g,
+        Err(e) => {
+            let encoding = Encoding::new(&game.program);
+            eprint!("{name}: {}", e.render(&game.program, &encoding));
+            return match e {
+                GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
+                _ => EXIT_USAGE,
+            };
+        }
+    };
+    let options = Options {
+        playouts: args.playouts,
+        seed: args.seed,
+        max_steps: args.max_steps,
+    };
+    match playout::validate(
+        &game.program,
+        &grounded.encoding,
+        &grounded.ground,
+        &options,
+    ) {
+        Ok(s) => {
+            println!(
+                "{name}: ok: {} playouts, {} steps, {} states, {} stuck, {} cut at --max-steps, {} ms",
+                s.playouts,
+                s.steps,
+                s.states,
+                s.stuck,
+                s.cut,
+                start.elapsed().as_millis()
+            );
+            0
+        }
+        Err(failure) => {
+            print!(
+                "{name}: {}",
+                failure.render(&game.program, &grounded.encoding)
+            );
+            EXIT_REJECTED
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! `gdlground validate`: the ground program against the original rules by random playouts, on
+//! the examples and a sample of the corpus; and the reference reasoner itself against clingo,
+//! which evaluates the game's ASP translation on states a playout visits.
+//!
+//! Without the corpus the corpus tests skip, and without clingo the oracle test skips, each
+//! with a message on stderr (and fail when `CI=true`).
+
+#[allow(dead_code)] // each test binary uses its own part of the shared helpers
+mod support;
+
+use gdlground::engine::Row;
+use gdlground::program::encoding::Encoding;
+use gdlground::reason::reference::Reference;
+use gdlground::reason::{Answers, JointMove, Reasoner};
+use gdlground::write::{self, ground::AtomText, Notation};
+use gdlground::{read_game, Game};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::oracle;
+
+/// The corpus of real games, beside the crate.
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/games");
+
+/// Small and medium corpus games (each grounds in well under 2 s) across the collections.
+const CORPUS_GAMES: [&str; 10] = [
+    "base/nim1.kif",
+    "base/blocker.kif",
+    "base/hanoi.kif",
+    "base/futoshiki4__futoshiki.kif",
+    "ggpbase/test__connectFour.kif",
+    "ggpbase/test__test_case_3a.kif",
+    "stanford2014/buttonsandlights.kif",
+    "stanford2014/horseshoe.kif",
+    "gresley/maze.kif",
+    "chiaras/threepuzzle.kif",
+];
+
+/// Whether the tests run in CI, where nothing may be skipped.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Says on stderr (not captured by the harness) that a test skips.
+fn skip(why: &str) {
+    let _ = std::io::stderr().write_all(format!("SKIPPED: {why}\n").as_bytes());
+}
+
+/// The corpus folder, or `None` after a skip note (a failure under `CI=true`).
+fn corpus() -> Option<PathBuf> {
+    let root = Path::new(CORPUS);
+    if root.is_dir() {
+        return Some(root.to_path_buf());
+    }
+    assert!(!in_ci(), "the game corpus {CORPUS} is missing; CI needs it");
+    skip(&format!("the game corpus {CORPUS} is missing"));
+    None
+}
+
+/// Runs `gdlground validate GAME ARGS...`: the exit code, stdout and stderr.
+fn validate(game: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_gdlground"))
+        .arg("validate")
+        .arg(game)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run gdlground: {e}"));
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Asserts that `game` validates with 20 playouts.
+fn assert_validates(game: &Path) {
+    let (code, out, err) = validate(game, &["--playouts", "20"]);
+    assert_eq!(code, Some(0), "{}:\n{out}{err}", game.display());
+    assert!(out.contains(": ok: 20 playouts"), "{out}");
+}
+
+#[test]
+fn the_examples_validate() {
+    for name in ["tictactoe.kif", "tictactoe.pl", "nim.pl", "blocksworld.pl"] {
+        assert_validates(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples")
+                .join(name),
+        );
+    }
+}
+
+#[test]
+fn a_corpus_sample_validates() {
+    let Some(root) = corpus() else { return };
+    for game in CORPUS_GAMES {
+        assert_validates(&root.join(game));
+    }
+}
+
+#[test]
+fn the_same_seed_replays_the_same_playouts() {
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nim.pl");
+    let summary = |seed: &str| {
+        let (code, out, _) = validate(&game, &["--playouts", "5", "--seed", seed]);
+        assert_eq!(code, Some(0), "{out}");
+        // The line without its time.
+        out.rsplit_once(", ")
+            .map(|(s, _)| s.to_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(summary("7"), summary("7"));
+    assert_ne!(summary("7"), summary("8"));
+}
+
+#[test]
+fn operation_games_are_refused_clearly() {
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/buttons.hrf");
+    let (code, _, err) = validate(&game, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("does not support operation games"), "{err}");
+}
+
+/// Games the reference reasoner is checked on against clingo, relative to the crate.
+const ORACLE_GAMES: [&str; 3] = [
+    "examples/tictactoe.kif",
+    "../shared/games/base/blocker.kif",
+    "../shared/games/base/futoshiki4__futoshiki.kif",
+];
+
+/// How many states (with a joint move each) every game is checked on.
+const ORACLE_STATES: usize = 4;
+
+/// At most this many playouts are started to find them (a playout ends at a terminal state).
+const ORACLE_PLAYOUTS: usize = 20;
+
+/// Every atom the reference reasoner derives in a state with a joint move — every relation,
+/// not only legal/next/goal/terminal — must be the unique answer set clingo finds for the
+/// game's ASP translation without its dynamics rules, plus the state's `true` and the move's
+/// `does` facts.
+#[test]
+fn the_reference_reasoner_agrees_with_clingo() {
+    if oracle::clingo().is_none() {
+        assert!(
+            !in_ci(),
+            "clingo not found, and CI=true needs the oracle: pip install clingo==5.8.3"
+        );
+        skip("clingo not found (pip install clingo==5.8.3)");
+        return;
+    }
+    for name in ORACLE_GAMES {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        if !path.is_file() {
+            assert!(!in_ci(), "{name} is missing");
+            skip(&format!("{name} is missing"));
+            continue;
+        }
+        let game = read_game(&path, None).unwrap_or_else(|e| panic!("{}", e.render()));
+        let rules = translation(&game);
+        let encoding = Encoding::new(&game.program);
+        let mut reference =
+            Reference::new(&game.program, &encoding).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = AtomText::new(&game.program, &encoding, Notation::Kif);
+        let kif = |rel: Option<u32>, row: &[u32]| {
+            let mut s = String::new();
+            if let Some(rel) = rel {
+                text.atom(rel, &Row::from_slice(row), &mut s);
+            }
+            s
+        };
+        let (t, d) = (
+            game.program.relation("true", 1),
+            game.program.relation("does", 2),
+        );
+        let mut state = reference.initial_state();
+        let mut checked = 0;
+        let mut playouts = 1;
+        let mut seed = 1u64;
+        loop {
+            if checked == ORACLE_STATES || playouts > ORACLE_PLAYOUTS {
+                break;
+            }
+            let answers = reference
+                .answer(&state, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            if answers.terminal {
+                state = reference.initial_state();
+                playouts += 1;
+                continue;
+            }
+            let joint = some_joint_move(&reference.roles(), &answers, &mut seed);
+            let answers = reference
+                .answer(&state, Some(&joint))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let ours: BTreeSet<String> = reference
+                .static_atoms()
+                .chain(reference.state_atoms())
+                .map(|(rel, row)| kif(Some(rel), row))
+                .collect();
+            let mut program = rules.clone();
+            let inputs = state.fluents().iter().map(|f| kif(t, f)).chain(
+                joint
+                    .moves
+                    .iter()
+                    .map(|(r, m)| kif(d, &[&r[..], &m[..]].concat())),
+            );
+            for atom in inputs.filter(|a| !a.is_empty()) {
+                program.push_str(&oracle::asp_fact(&atom).unwrap_or_else(|e| panic!("{e}")));
+                program.push('\n');
+            }
+            let clingo = oracle::answer_set(&program).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let only_ours: Vec<_> = ours.difference(&clingo).take(5).collect();
+            let only_clingo: Vec<_> = clingo.difference(&ours).take(5).collect();
+            assert!(
+                only_ours.is_empty() && only_clingo.is_empty(),
+                "{name}, state {checked}: only the reference derives {only_ours:?}, only clingo {only_clingo:?}"
+            );
+            state = answers.next.unwrap_or_default();
+            checked += 1;
+        }
+        assert_eq!(checked, ORACLE_STATES, "{name}: too few states checked");
+    }
+}
+
+/// The full ASP translation of `game` without the dynamics rules at its end: the state and the
+/// move come as facts instead.
+fn translation(game: &Game) -> String {
+    let full = write::asp(&game.program, false).unwrap_or_else(|e| panic!("{e}"));
+    let marker = "% The dynamics (GDL.md §2).\n";
+    let Some((rules, dynamics)) = full.split_once(marker) else {
+        panic!("the ASP translation no longer marks its dynamics rules with `{marker}`");
+    };
+    assert_eq!(dynamics.lines().count(), 3, "{dynamics}");
+    rules.to_owned()
+}
+
+/// A joint move of legal moves, picked by a linear congruential generator with state `seed`.
+fn some_joint_move(roles: &[Row], answers: &Answers, seed: &mut u64) -> JointMove {
+    let moves = roles
+        .iter()
+        .map(|role| {
+            let legal: Vec<_> = answers.moves_of(role).collect();
+            assert!(!legal.is_empty(), "a role without legal moves");
+            *seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (
+                role.clone(),
+                legal[(*seed >> 33) as usize % legal.len()].clone(),
+            )
+        })
+        .collect();
+    JointMove { moves }
+}
