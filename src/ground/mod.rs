@@ -2,7 +2,7 @@
 //!
 //! Input: an [`Instantiation`]. Output: atoms numbered in a canonical order, facts, and
 //! ground rules with impossible negations dropped, rules killed by a fact negation removed,
-//! duplicates once. Invariant: the same instantiation always gives the same program.
+//! bodies as sets (sorted, each literal once), duplicate rules once. Invariant: the same instantiation always gives the same program.
 
 use crate::engine::{Instantiation, Row};
 use crate::program::{Keyword, Program, RelId};
@@ -16,7 +16,7 @@ pub type AtomId = u32;
 pub struct GroundRule {
     /// The head atom.
     pub head: AtomId,
-    /// Body literals: (negated, atom), in the rule's order.
+    /// Body literals: (negated, atom), sorted, each once.
     pub body: Vec<(bool, AtomId)>,
 }
 
@@ -74,6 +74,9 @@ impl GroundProgram {
                     Some(&a) => body.push((literal.negated, a)),
                 }
             }
+            // A body is a set: repeated literals and other orders are the same rule.
+            body.sort_unstable();
+            body.dedup();
             if body.is_empty() {
                 is_fact[head as usize] = true;
             } else {
