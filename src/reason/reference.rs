@@ -117,23 +117,13 @@ impl Reference {
     /// The reasoner of `program`, with its static relations evaluated.
     pub fn new(program: &Program, encoding: &Encoding) -> Result<Reference, ReasonError> {
         let rels = GameRelations::new(program)?;
-        let mut slots = 0;
-        let rules = program
-            .rules
-            .iter()
-            .map(|r| compile(program, encoding, r, &mut slots))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut indexes = vec![LiteralIndex::default(); slots];
-        for step in rules.iter().flat_map(|r| &r.steps) {
-            if let Step::Match {
-                rel,
-                lookup: Lookup::Index { slot, .. },
-                ..
-            } = step
-            {
-                indexes[*slot].rel = *rel;
-            }
+        // Join orders need relation sizes: guessed from the facts for the static rules, then
+        // measured, once they are evaluated, for the others.
+        let mut facts = vec![0.0; program.relations.len()];
+        for rule in &program.rules {
+            facts[rule.head.rel as usize] += if rule.body.is_empty() { 1.0 } else { 1000.0 };
         }
+        let (rules, slots) = compile_all(program, encoding, &|rel| facts[rel as usize])?;
         let n = program.relations.len();
         let seeds = |with_true: bool| {
             let mut s = vec![false; n];
@@ -158,7 +148,7 @@ impl Reference {
             needs_does,
             statics: vec![Extent::default(); n],
             dynamic: vec![Extent::default(); n],
-            indexes,
+            indexes: indexes(&rules, slots),
             bindings: Bindings::default(),
             rules,
         };
@@ -178,6 +168,18 @@ impl Reference {
         for stratum in &static_strata {
             reference.run(stratum, true, &mut count)?;
         }
+        let r = &reference;
+        let roles = r.rows(r.rels.role).len() as f64;
+        let fluents = r.rows(r.rels.init).len() as f64;
+        let size = |rel: RelId| match rel {
+            _ if r.is_static[rel as usize] => r.statics[rel as usize].rows.len() as f64,
+            _ if Some(rel) == r.rels.does => roles,
+            _ if Some(rel) == r.rels.true_ => fluents,
+            _ => 1000.0,
+        };
+        let (rules, slots) = compile_all(program, encoding, &size)?;
+        reference.indexes = indexes(&rules, slots);
+        reference.rules = rules;
         Ok(reference)
     }
 
@@ -436,6 +438,38 @@ impl Reasoner for Reference {
             .flat_map(|rel| self.extent(rel).rows.iter().map(move |row| (rel, row)));
         Ok(rels.answers(&self.arities, joint.is_some(), atoms))
     }
+}
+
+/// Every rule of `program` compiled with relation sizes `size`, and the number of literal
+/// indexes they use.
+fn compile_all(
+    program: &Program,
+    encoding: &Encoding,
+    size: &dyn Fn(RelId) -> f64,
+) -> Result<(Vec<CompiledRule>, usize), ReasonError> {
+    let mut slots = 0;
+    let rules = program
+        .rules
+        .iter()
+        .map(|r| compile(program, encoding, r, &mut slots, size))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rules, slots))
+}
+
+/// Empty literal indexes for `rules`, by slot.
+fn indexes(rules: &[CompiledRule], slots: usize) -> Vec<LiteralIndex> {
+    let mut indexes = vec![LiteralIndex::default(); slots];
+    for step in rules.iter().flat_map(|r| &r.steps) {
+        if let Step::Match {
+            rel,
+            lookup: Lookup::Index { slot, .. },
+            ..
+        } = step
+        {
+            indexes[*slot].rel = *rel;
+        }
+    }
+    indexes
 }
 
 /// Every atom of `extents`, by relation.

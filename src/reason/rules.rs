@@ -187,12 +187,15 @@ impl Stratum {
 }
 
 /// Compiles `rule`: patterns, and the body in a greedy evaluation order; `slots` counts the
-/// indexes its literals need, across rules.
+/// indexes its literals need, across rules. The order takes next the positive literal with the
+/// fewest expected matches: `size(rel)^(unbound / variables)` for a relation of `size(rel)`
+/// atoms (a literal without unbound variables is a test: 1), ties in source order.
 pub(super) fn compile(
     program: &Program,
     encoding: &Encoding,
     rule: &Rule,
     slots: &mut usize,
+    size: &dyn Fn(RelId) -> f64,
 ) -> Result<CompiledRule, ReasonError> {
     let pats = |args: &[Term]| -> Vec<Pat> {
         args.iter()
@@ -257,8 +260,16 @@ pub(super) fn compile(
                 i += 1;
             }
         }
-        // Then the positive literal with the fewest unbound variables.
-        let Some(best) = (0..positives.len()).min_by_key(|&i| unbound(&positives[i], &bound))
+        // Then the positive literal with the fewest expected matches.
+        let expected = |s: &Step| match s {
+            Step::Match { rel, .. } => {
+                let all = step_vars(s).len().max(1) as f64;
+                size(*rel).max(1.0).powf(unbound(s, &bound) as f64 / all)
+            }
+            _ => 1.0,
+        };
+        let Some(best) = (0..positives.len())
+            .min_by(|&i, &j| expected(&positives[i]).total_cmp(&expected(&positives[j])))
         else {
             break;
         };
@@ -303,7 +314,7 @@ fn lookup_for(args: &[Pat], bound: &[bool], free: usize, slots: &mut usize) -> L
     }
 }
 
-/// The variables of a step.
+/// The variables of a step, each once.
 fn step_vars(step: &Step) -> Vec<u32> {
     let mut vars = Vec::new();
     let mut add = |p: &Pat| p.for_each_var(&mut |v| vars.push(v));
@@ -314,5 +325,7 @@ fn step_vars(step: &Step) -> Vec<u32> {
             add(right);
         }
     }
+    vars.sort_unstable();
+    vars.dedup();
     vars
 }
