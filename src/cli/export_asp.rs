@@ -1,8 +1,8 @@
 //! `gdlground export-asp`: print a classic game's ASP translation, the input gringo checks
 //! us against (GDL.md §5).
 
-use super::{SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
-use gdlground::{read_game, write, LoadError};
+use super::{SyntaxArg, EXIT_USAGE};
+use gdlground::write;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -24,15 +24,9 @@ pub struct Args {
 
 /// Runs `export-asp`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
-    let game = match read_game(&args.game, args.syntax.map(Into::into)) {
+    let game = match super::load_game(&args.game, args.syntax) {
         Ok(g) => g,
-        Err(e) => {
-            eprint!("{}", e.render());
-            return match e {
-                LoadError::Io(..) => EXIT_USAGE,
-                LoadError::Rejected(..) => EXIT_REJECTED,
-            };
-        }
+        Err(code) => return code,
     };
     let text = match write::asp(&game.program, args.relaxed) {
         Ok(text) => text,

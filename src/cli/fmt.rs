@@ -1,8 +1,7 @@
 //! `gdlground fmt`: print the normalised program, optionally in another syntax.
 
-use super::{SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
+use super::{SyntaxArg, EXIT_USAGE};
 use gdlground::write::{self, Format};
-use gdlground::{read_game, LoadError};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -31,15 +30,9 @@ enum ToArg {
 
 /// Runs `fmt`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
-    let game = match read_game(&args.game, args.syntax.map(Into::into)) {
+    let game = match super::load_game(&args.game, args.syntax) {
         Ok(g) => g,
-        Err(e) => {
-            eprint!("{}", e.render());
-            return match e {
-                LoadError::Io(..) => EXIT_USAGE,
-                LoadError::Rejected(..) => EXIT_REJECTED,
-            };
-        }
+        Err(code) => return code,
     };
     let format = match args.to {
         Some(ToArg::Kif) => Format::Kif,

@@ -1,10 +1,10 @@
 //! `gdlground ground`: write the ground game and its counts.
 
-use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
+use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_USAGE};
 use gdlground::engine::{EngineError, Options};
 use gdlground::syntax::Syntax;
 use gdlground::write::{self, ground::AtomText, Notation};
-use gdlground::{ground, read_game, GroundError, LoadError};
+use gdlground::{ground, GroundError};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -81,13 +81,7 @@ pub fn load_and_ground(
     engine: &EngineArgs,
     start: Instant,
 ) -> Result<(gdlground::Game, gdlground::Grounded), i32> {
-    let game = read_game(path, syntax.map(Into::into)).map_err(|e| {
-        eprint!("{}", e.render());
-        match e {
-            LoadError::Io(..) => EXIT_USAGE,
-            LoadError::Rejected(..) => EXIT_REJECTED,
-        }
-    })?;
+    let game = super::load_game(path, syntax)?;
     for w in &game.warnings {
         eprint!("{}", w.render(&game.source));
     }

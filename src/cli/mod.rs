@@ -105,6 +105,20 @@ impl From<SyntaxArg> for Syntax {
     }
 }
 
+/// Reads and checks the game in `path`, printing every diagnostic; on failure, the exit code.
+pub fn load_game(
+    path: &std::path::Path,
+    syntax: Option<SyntaxArg>,
+) -> Result<gdlground::Game, i32> {
+    gdlground::read_game(path, syntax.map(Into::into)).map_err(|e| {
+        eprint!("{}", e.render());
+        match e {
+            gdlground::LoadError::Io(..) => EXIT_USAGE,
+            gdlground::LoadError::Rejected(..) => EXIT_REJECTED,
+        }
+    })
+}
+
 /// Parses the command line and runs it, returning the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
