@@ -192,8 +192,9 @@ impl GameRelations {
     }
 }
 
-/// A fast non-cryptographic hasher (FxHash's rotate-xor-multiply): the reasoners hash token
-/// rows millions of times, and their keys come from the game, not from an adversary.
+/// A fast non-cryptographic hasher (FxHash's rotate-xor-multiply, then a final mix): the
+/// reasoners hash token rows millions of times, and their keys come from the game, not from an
+/// adversary.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FxHasher(u64);
 
@@ -225,7 +226,13 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // A final mix (murmur3's), so that the low bits hash tables index with depend on
+        // every input bit: without it, the high half of the last word would only reach the
+        // high bits, and rows differing there would all collide.
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        z ^ (z >> 33)
     }
 }
 
@@ -250,6 +257,30 @@ pub(crate) fn pair_row(first: &[Token], second: &[Token]) -> Row {
     let mut row = Row::from_slice(first);
     row.extend_from_slice(second);
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, Hash};
+
+    /// Regression: without a final mix, rows differing only in the high half of their last
+    /// 8-byte word had the same low hash bits, and hash tables degenerated to lists.
+    #[test]
+    fn low_hash_bits_depend_on_every_token() {
+        let hasher = BuildHasherDefault::<FxHasher>::default();
+        let low = |row: &[Token]| {
+            let mut h = hasher.build_hasher();
+            Row::from_slice(row).hash(&mut h);
+            h.finish() & 0xffff
+        };
+        let distinct: FastSet<u64> = (0..1000).map(|t| low(&[7, t])).collect();
+        assert!(
+            distinct.len() > 900,
+            "{} distinct low halves",
+            distinct.len()
+        );
+    }
 }
 
 #[cfg(test)]
