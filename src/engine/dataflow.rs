@@ -34,21 +34,24 @@ type Keyed<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 /// What the dataflow produces, at the top scope: each relation's atoms and each rule's
 /// bindings (ground instances).
 pub struct Outputs<'s> {
-    /// Atoms of S*, by relation.
+    /// Atoms of S*, by relation (those the plan has rules for).
     pub relations: BTreeMap<RelId, Rows<'s, u32>>,
     /// Bindings of each rule plan, by plan index.
     pub instances: Vec<(usize, Rows<'s, u32>)>,
 }
 
-/// Builds the whole computation in `scope`; `unit` holds the single empty binding.
+/// Builds the whole computation in `scope`; `unit` holds the single empty binding, `given`
+/// the relations computed before (which the plan has no rules for).
 pub fn build<'s>(
     scope: Scope<'s, u32>,
     plan: &Arc<Plan>,
     unit: Rows<'s, u32>,
+    given: BTreeMap<RelId, Rows<'s, u32>>,
     limits: &Arc<Limits>,
 ) -> Outputs<'s> {
-    let mut relations: BTreeMap<RelId, Rows<'s, u32>> = BTreeMap::new();
+    let mut relations = given;
     let mut instances = Vec::new();
+    let mut outputs = BTreeMap::new();
     for component in &plan.components {
         if !component.recursive {
             let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
@@ -59,7 +62,9 @@ pub fn build<'s>(
                 instances.push((r, bindings));
             }
             let rel = component.relations[0];
-            relations.insert(rel, union(scope, heads));
+            let atoms = union(scope, heads);
+            relations.insert(rel, atoms.clone());
+            outputs.insert(rel, atoms);
             continue;
         }
         let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
@@ -90,11 +95,12 @@ pub fn build<'s>(
             }
             (atoms, bindings)
         });
-        relations.extend(atoms);
+        relations.extend(atoms.iter().cloned());
+        outputs.extend(atoms);
         instances.extend(bindings);
     }
     Outputs {
-        relations,
+        relations: outputs,
         instances,
     }
 }

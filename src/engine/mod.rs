@@ -11,6 +11,7 @@ mod dataflow;
 mod pattern;
 mod plan;
 mod run;
+mod stats;
 
 pub use pattern::Row;
 pub use run::instantiate;

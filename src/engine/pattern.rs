@@ -1,7 +1,7 @@
 //! Patterns: the terms of a rule in token form, with variables, and the three things the
 //! engine does with them: match a ground row, read a binding, instantiate.
 
-use crate::program::encoding::{term_end, Encoding, Token};
+use crate::program::encoding::{term_end, token_arity, Encoding, Token};
 use crate::program::{Program, Term, VarId};
 use smallvec::SmallVec;
 
@@ -148,11 +148,7 @@ pub fn depth(row: &[Token], arities: &[u32]) -> usize {
         if let Some(top) = pending.last_mut() {
             *top -= 1;
         }
-        let arity = if t >= 0x8000_0000 {
-            0
-        } else {
-            arities[t as usize]
-        };
+        let arity = token_arity(t, arities);
         if arity > 0 {
             pending.push(arity);
             deepest = deepest.max(pending.len());

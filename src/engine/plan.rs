@@ -8,6 +8,7 @@
 //! which can be decided exactly. That makes S* tighter than S and still sound.
 
 use super::pattern::{pattern, variables, Item, Pattern};
+use super::stats::Stats;
 use crate::analysis::Dependencies;
 use crate::program::encoding::Encoding;
 use crate::program::{Builtin, Literal, Model, Program, RelId, VarId};
@@ -89,14 +90,27 @@ pub struct Plan {
     pub arities: std::sync::Arc<Vec<u32>>,
 }
 
+/// Which rules a plan covers: the engine computes the exact static relations first, then
+/// plans the rest with their sizes known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The rules whose heads are exactly computed static relations.
+    Exact,
+    /// The other rules and the dynamics rules; the exact relations are given.
+    Rest,
+}
+
 impl Plan {
-    /// Plans `program` (classic model).
-    pub fn new(program: &Program, encoding: &Encoding) -> Plan {
+    /// Plans `part` of `program` (classic model), ordering rule bodies by `stats`.
+    pub fn new(program: &Program, encoding: &Encoding, part: Part, stats: &Stats) -> Plan {
         let deps = Dependencies::new(program);
         let is_static = deps.exact_relations(program);
         let mut rules = Vec::new();
         for (i, rule) in program.rules.iter().enumerate() {
             let head_static = is_static[rule.head.rel as usize];
+            if head_static != (part == Part::Exact) {
+                continue;
+            }
             let vars = program.rule_origins[i].var_names.len();
             let mut positives = Vec::new();
             let mut filters = Vec::new();
@@ -129,10 +143,10 @@ impl Plan {
                 positives,
                 filters,
                 vars,
-                &is_static,
+                stats,
             ));
         }
-        if program.model == Model::Classic {
+        if program.model == Model::Classic && part == Part::Rest {
             for (head, body) in [("true", "init"), ("true", "next")] {
                 if let (Some(h), Some(b)) = (program.relation(head, 1), program.relation(body, 1)) {
                     let p = vec![Item::Var(0)];
@@ -143,7 +157,7 @@ impl Plan {
                         vec![(b, p)],
                         Vec::new(),
                         1,
-                        &is_static,
+                        stats,
                     ));
                 }
             }
@@ -157,12 +171,14 @@ impl Plan {
                     vec![(b, p)],
                     Vec::new(),
                     2,
-                    &is_static,
+                    stats,
                 ));
             }
         }
         let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); program.relations.len()];
+        let mut heads = vec![false; program.relations.len()];
         for plan in &rules {
+            heads[plan.head_rel as usize] = true;
             for step in &plan.steps {
                 if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
                     edges[plan.head_rel as usize].push(*rel);
@@ -171,6 +187,7 @@ impl Plan {
         }
         let mut components: Vec<Component> = crate::analysis::components(&edges)
             .into_iter()
+            .filter(|relations| relations.iter().any(|&r| heads[r as usize]))
             .map(|relations| {
                 let recursive =
                     relations.len() > 1 || edges[relations[0] as usize].contains(&relations[0]);
@@ -181,7 +198,7 @@ impl Plan {
                 }
             })
             .collect();
-        let mut component_of = vec![0; program.relations.len()];
+        let mut component_of = vec![usize::MAX; program.relations.len()];
         for (c, comp) in components.iter().enumerate() {
             for &r in &comp.relations {
                 component_of[r as usize] = c;
@@ -201,45 +218,37 @@ impl Plan {
     }
 }
 
-/// Orders a rule's literals greedily, without statistics: next comes a literal whose
-/// variables are all bound (a semijoin), else one sharing a bound variable, static relations
-/// first (they are the small tables: `succ`, `adjacent`), fewest new variables first; only
-/// then a literal sharing nothing. Ties go to more shared variables, more constants, source
-/// order. Each filter goes right after the join that binds its last variable.
+/// Orders a rule's literals. A literal whose variables are all bound (a semijoin) comes as
+/// soon as possible, since it can only shrink the bindings; among the others, the next is
+/// the one with the smallest expected fan-out ([`Stats::fanout`]) among those sharing a bound
+/// variable, a literal sharing nothing only when no other is left. Every literal is tried as
+/// the first, and the order with the fewest expected intermediate bindings wins (ties: source
+/// order). Each filter goes right after the join that binds its last variable.
 ///
-/// Preferring a shared dynamic literal over a static one would be a trap: in
-/// `line(P) :- true(cell(X1,Y,P)) & succ(X1,X2) & true(cell(X2,Y,P)) & ...` joining the second
-/// cell on (Y, P) before `succ` multiplies the bindings by the board width at every step.
+/// Why fan-outs and not a fixed preference: in checkers,
+/// `next(cell(X,Y,P)) :- does(R, move(Q,X1,Y1,X2,Y2)) & true(cell(X,Y,P)) &
+/// different_cells(X,Y,X1,Y1) & different_cells(X,Y,X2,Y2)` started from `true` joins both
+/// `different_cells` (63 rows per cell each) before `does`: 12 million bindings; started from
+/// `does` it never holds more than the rule's instances.
 fn order(
     source: Option<usize>,
     head_rel: RelId,
     head: Pattern,
-    mut positives: Vec<(RelId, Pattern)>,
+    positives: Vec<(RelId, Pattern)>,
     mut filters: Vec<Step>,
     vars: usize,
-    is_static: &[bool],
+    stats: &Stats,
 ) -> RulePlan {
+    let sequence = (0..positives.len().max(1))
+        .map(|first| greedy(&positives, first, stats))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(sequence, _)| sequence)
+        .unwrap_or_default();
     let mut bound: Vec<VarId> = Vec::new();
     let mut steps = Vec::new();
     place_filters(&mut filters, &bound, &mut steps);
-    while !positives.is_empty() {
-        let best = (0..positives.len())
-            .max_by_key(|&i| {
-                let (rel, p) = &positives[i];
-                let vs = variables(p);
-                let shared = vs.iter().filter(|v| bound.contains(v)).count();
-                let new = vs.len() - shared;
-                let constants = p.iter().filter(|x| matches!(x, Item::Tok(_))).count();
-                let class = match (new, shared, is_static[*rel as usize]) {
-                    (0, _, _) => 3,
-                    (_, 1.., true) => 2,
-                    (_, 1.., false) => 1,
-                    _ => 0,
-                };
-                (class, usize::MAX - new, shared, constants, usize::MAX - i)
-            })
-            .unwrap_or(0);
-        let (rel, pattern) = positives.remove(best);
+    for i in sequence {
+        let (rel, pattern) = positives[i].clone();
         let vs = variables(&pattern);
         let key: Vec<VarId> = vs.iter().copied().filter(|v| bound.contains(v)).collect();
         let new: Vec<VarId> = vs.iter().copied().filter(|v| !bound.contains(v)).collect();
@@ -266,6 +275,51 @@ fn order(
     }
 }
 
+/// The greedy order of `positives` starting with literal `first`, and its cost: the expected
+/// number of bindings summed over the steps.
+fn greedy(positives: &[(RelId, Pattern)], first: usize, stats: &Stats) -> (Vec<usize>, f64) {
+    let mut left: Vec<usize> = (0..positives.len()).filter(|&i| i != first).collect();
+    let mut sequence = Vec::new();
+    let mut bound: Vec<VarId> = Vec::new();
+    let (mut size, mut cost) = (1.0f64, 0.0f64);
+    let mut next = (first < positives.len()).then_some(first);
+    while let Some(i) = next {
+        let (rel, pattern) = &positives[i];
+        let vs = variables(pattern);
+        let key: Vec<VarId> = vs.iter().copied().filter(|v| bound.contains(v)).collect();
+        size *= stats.fanout(*rel, pattern, &key);
+        cost += size;
+        bound.extend(vs.iter().filter(|v| !key.contains(v)));
+        sequence.push(i);
+        next = pick(positives, &left, &bound, stats);
+        left.retain(|&j| Some(j) != next);
+    }
+    (sequence, cost)
+}
+
+/// The literal of `left` to join next, given the `bound` variables (see [`order`]).
+fn pick(
+    positives: &[(RelId, Pattern)],
+    left: &[usize],
+    bound: &[VarId],
+    stats: &Stats,
+) -> Option<usize> {
+    left.iter()
+        .map(|&i| {
+            let (rel, pattern) = &positives[i];
+            let vs = variables(pattern);
+            let key: Vec<VarId> = vs.iter().copied().filter(|v| bound.contains(v)).collect();
+            let class = match (key.len() == vs.len(), key.is_empty()) {
+                (true, _) => 0,
+                (false, false) => 1,
+                (false, true) => 2,
+            };
+            (class, stats.fanout(*rel, pattern, &key), i)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)))
+        .map(|(_, _, i)| i)
+}
+
 /// Moves every filter whose variables are all in `bound` to `steps`.
 fn place_filters(filters: &mut Vec<Step>, bound: &[VarId], steps: &mut Vec<Step>) {
     let ready = |s: &Step| -> bool {
@@ -284,5 +338,61 @@ fn place_filters(filters: &mut Vec<Step>, bound: &[VarId], steps: &mut Vec<Step>
         } else {
             i += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{load, source_from_bytes};
+    use crate::program::encoding::Encoding;
+    use crate::syntax::Syntax;
+    use std::collections::BTreeMap;
+
+    /// A checkers-like game: `far` is a static table with 39 rows per first column, and the
+    /// `next` rule could start from `true`, `does` or `far`.
+    const GAME: &str = "
+        (role r) (init (at 1)) (legal r (go 1 2)) (terminal) (goal r 100)
+        (<= (far ?x ?y) (n ?x) (n ?y) (distinct ?x ?y))
+        (<= (next (at ?c)) (true (at ?c)) (does ?p (go ?a ?b)) (far ?c ?a) (far ?c ?b))
+    ";
+    /// The numbers of the `n` table.
+    const N: i64 = 40;
+
+    #[test]
+    fn bodies_start_from_the_literal_that_keeps_bindings_few() {
+        let text: String = (1..=N).map(|i| format!("(n {i})")).collect::<String>() + GAME;
+        let source = source_from_bytes("game.kif".into(), text.into_bytes()).unwrap();
+        let game = load(source, Syntax::Kif).unwrap();
+        let (program, encoding) = (&game.program, Encoding::new(&game.program));
+        let arities = std::sync::Arc::new(encoding.arities());
+        let far = program.relation("far", 2).unwrap();
+        let rows = (1..=N)
+            .flat_map(|x| (1..=N).filter(move |&y| y != x).map(move |y| (x, y)))
+            .map(|(x, y)| {
+                let int = |n| crate::program::encoding::int_token(n).unwrap();
+                crate::engine::Row::from_slice(&[int(x), int(y)])
+            })
+            .collect();
+        let stats = Stats::new(BTreeMap::from([(far, rows)]), arities);
+        let plan = Plan::new(program, &encoding, Part::Rest, &stats);
+        let next = program.relation("next", 1).unwrap();
+        let rule = plan.rules.iter().find(|r| r.head_rel == next).unwrap();
+        let rels: Vec<RelId> = rule
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Join { rel, .. } => Some(*rel),
+                _ => None,
+            })
+            .collect();
+        let (does, truth) = (
+            program.relation("does", 2).unwrap(),
+            program.relation("true", 1).unwrap(),
+        );
+        // From `does`: one `far` fans out by 39; `true` and the other `far` are semijoins.
+        // From `true`, both `far`s would fan out by 39 before `does`; from `far`, the whole
+        // table (1560 rows) times 39.
+        assert_eq!(rels, vec![does, far, truth, far]);
     }
 }

@@ -1,13 +1,15 @@
 //! Running the dataflow on timely workers and gathering a deterministic result.
 
 use super::dataflow::{self, Diff};
-use super::pattern::{pattern, Pattern, Ranges, Row};
-use super::plan::Plan;
+use super::pattern::{pattern, Item, Pattern, Ranges, Row};
+use super::plan::{Part, Plan};
+use super::stats::Stats;
 use super::{EngineError, GroundLiteral, Instance, Instantiation, Limits, Options};
 use crate::program::encoding::Encoding;
 use crate::program::{Literal, Program, RelId};
 use differential_dataflow::input::Input;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,36 +19,112 @@ use timely::dataflow::ProbeHandle;
 /// What one worker gathers: atoms by relation, bindings by rule plan.
 type Gathered = (Vec<(RelId, Row, Diff)>, Vec<(usize, Row, Diff)>);
 
-/// Computes S* and the ground instances of `program` (classic model).
+/// What a run yields: atoms by relation, bindings by rule plan, consolidated.
+type Outcome = (Vec<(RelId, Row)>, Vec<(usize, Row)>);
+
+/// Relations' rows, by relation.
+type Tables = BTreeMap<RelId, Vec<Row>>;
+
+/// Computes S* and the ground instances of `program` (classic model), in two runs: the
+/// exactly computed static relations first, then the rest, planned with their sizes known.
 pub fn instantiate(
     program: &Program,
     encoding: &Encoding,
     options: &Options,
 ) -> Result<Instantiation, EngineError> {
-    let plan = Arc::new(Plan::new(program, encoding));
+    let arities = Arc::new(encoding.arities());
     let limits = Arc::new(Limits {
         max_depth: options.max_depth,
         stop: AtomicBool::new(false),
         reason: Mutex::new(None),
     });
     let atom_count = Arc::new(AtomicUsize::new(0));
-    let (p, l, deadline, max_atoms) = (
+    let facts = Stats::new(facts(program, encoding), arities.clone());
+    let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
+    let (exact_atoms, _) = run(&exact, Tables::new(), options, &limits, &atom_count)?;
+    let mut given = Tables::new();
+    for (rel, row) in exact_atoms {
+        given.entry(rel).or_default().push(row);
+    }
+    let stats = Stats::new(given, arities);
+    let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
+    let given = stats.into_rows();
+    let (rest, bindings) = run(&plan, given.clone(), options, &limits, &atom_count)?;
+    let mut atoms: Vec<(RelId, Row)> = given
+        .into_iter()
+        .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
+        .chain(rest)
+        .collect();
+    atoms.sort_unstable();
+    let instances = Instances::new(program, encoding, &plan).build(bindings);
+    Ok(Instantiation {
+        atoms,
+        is_static: plan.is_static.clone(),
+        instances,
+    })
+}
+
+/// The rows of the relations defined by ground facts only: what is known before running.
+fn facts(program: &Program, encoding: &Encoding) -> Tables {
+    let mut tables = Tables::new();
+    let mut derived = vec![false; program.relations.len()];
+    for rule in &program.rules {
+        let p = pattern(program, encoding, &rule.head.args);
+        let ground: Option<Row> = p
+            .iter()
+            .map(|i| match i {
+                Item::Tok(t) => Some(*t),
+                Item::Var(_) => None,
+            })
+            .collect();
+        match ground {
+            Some(row) if rule.body.is_empty() => tables.entry(rule.head.rel).or_default().push(row),
+            _ => derived[rule.head.rel as usize] = true,
+        }
+    }
+    tables.retain(|rel, rows| {
+        rows.sort_unstable();
+        rows.dedup();
+        !derived[*rel as usize]
+    });
+    tables
+}
+
+/// Runs `plan` on timely workers with the relations `given`, returning the atoms of the
+/// relations it computes and the bindings of its rules with dynamic heads, consolidated.
+fn run(
+    plan: &Arc<Plan>,
+    given: Tables,
+    options: &Options,
+    limits: &Arc<Limits>,
+    atom_count: &Arc<AtomicUsize>,
+) -> Result<Outcome, EngineError> {
+    let (p, l, count, deadline, max_atoms) = (
         plan.clone(),
         limits.clone(),
+        atom_count.clone(),
         options.deadline,
         options.max_atoms,
     );
+    let given = Arc::new(given);
     let config = timely::Config::process(options.workers.max(1));
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
         let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
         let probe = ProbeHandle::new();
         let dataflow_id = worker.next_dataflow_index();
-        let mut unit_input = worker.dataflow::<u32, _, _>(|scope| {
+        let (mut unit_input, mut inputs) = worker.dataflow::<u32, _, _>(|scope| {
             let (input, unit) = scope.new_collection::<Row, Diff>();
-            let outputs = dataflow::build(scope, &p, unit, &l);
+            let mut inputs = Vec::new();
+            let mut relations = BTreeMap::new();
+            for &rel in given.keys() {
+                let (handle, rows) = scope.new_collection::<Row, Diff>();
+                inputs.push((rel, handle));
+                relations.insert(rel, rows);
+            }
+            let outputs = dataflow::build(scope, &p, unit, relations, &l);
             for (rel, rows) in outputs.relations {
-                let (sink, count, limits) = (atoms.clone(), atom_count.clone(), l.clone());
+                let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
                 rows.inspect(move |(row, _, diff)| {
                     if *diff > 0 && count.fetch_add(1, Ordering::Relaxed) >= max_atoms {
                         limits.fail(EngineError::TooManyAtoms);
@@ -64,12 +142,20 @@ pub fn instantiate(
                 rows.inspect(move |(row, _, diff)| sink.borrow_mut().push((r, row.clone(), *diff)))
                     .probe_with(&probe);
             }
-            input
+            (input, inputs)
         });
         if worker.index() == 0 {
             unit_input.insert(Row::new());
         }
         unit_input.close();
+        let (index, peers) = (worker.index(), worker.peers());
+        for (rel, handle) in &mut inputs {
+            let rows = &given[rel];
+            (index..rows.len())
+                .step_by(peers)
+                .for_each(|i| handle.insert(rows[i].clone()));
+        }
+        inputs.into_iter().for_each(|(_, handle)| handle.close());
         while !probe.done() {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 l.fail(EngineError::Deadline);
@@ -96,14 +182,7 @@ pub fn instantiate(
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
     }
-    let atoms = consolidate(all_atoms);
-    let bindings = consolidate(all_bindings);
-    let instances = Instances::new(program, encoding, &plan).build(bindings);
-    Ok(Instantiation {
-        atoms,
-        is_static: plan.is_static.clone(),
-        instances,
-    })
+    Ok((consolidate(all_atoms), consolidate(all_bindings)))
 }
 
 /// The records whose multiplicities add up to a positive number, sorted.

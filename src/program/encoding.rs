@@ -154,6 +154,15 @@ pub fn int_value(token: Token) -> Option<i64> {
     (token >= INT_BASE).then(|| (token - INT_BASE) as i64 + INT_MIN)
 }
 
+/// The arity of `token` given each functor token's arity (0 for integers and constants).
+pub fn token_arity(token: Token, arities: &[u32]) -> u32 {
+    if token >= INT_BASE {
+        0
+    } else {
+        arities[token as usize]
+    }
+}
+
 /// The index one past the end of the term starting at `tokens[start]`, given each functor
 /// token's arity; `None` if the sequence ends first.
 pub fn term_end(tokens: &[Token], start: usize, arities: &[u32]) -> Option<usize> {
@@ -161,12 +170,7 @@ pub fn term_end(tokens: &[Token], start: usize, arities: &[u32]) -> Option<usize
     let mut i = start;
     while need > 0 {
         let t = *tokens.get(i)?;
-        need = need - 1
-            + if t >= INT_BASE {
-                0
-            } else {
-                arities[t as usize] as u64
-            };
+        need = need - 1 + token_arity(t, arities) as u64;
         i += 1;
     }
     Some(i)

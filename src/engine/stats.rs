@@ -1,0 +1,143 @@
+//! Statistics for the planner: how many rows a literal yields per binding of its bound
+//! variables.
+//!
+//! Relations whose rows are known when a plan is made (the exactly computed static relations,
+//! or facts) give exact numbers: rows matching the literal's constants, divided by the number
+//! of distinct values of the bound variables among them. Other relations get a fixed guess,
+//! spread over the literal's positions, so that a literal with more bound positions is
+//! expected to be more selective. The numbers only rank join orders; they need not be right.
+
+use super::pattern::{variables, Item, Pattern, Ranges, Row};
+use crate::program::encoding::token_arity;
+use crate::program::{RelId, VarId};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+/// The size guessed for a relation whose rows are not known.
+const GUESSED_SIZE: f64 = 1000.0;
+
+/// A literal with a key, canonical: relation, pattern and key variables.
+type Literal = (RelId, Pattern, Vec<VarId>);
+
+/// Known rows by relation, and the fan-outs computed from them so far.
+pub struct Stats {
+    rows: BTreeMap<RelId, Vec<Row>>,
+    arities: Arc<Vec<u32>>,
+    /// Fan-outs by relation, canonical pattern and key (see [`canonical`]).
+    cache: RefCell<HashMap<Literal, f64>>,
+}
+
+impl Stats {
+    /// Statistics over `rows` (each relation's complete set of rows); `arities` of functor
+    /// tokens, to match rows against patterns.
+    pub fn new(rows: BTreeMap<RelId, Vec<Row>>, arities: Arc<Vec<u32>>) -> Stats {
+        Stats {
+            rows,
+            arities,
+            cache: RefCell::default(),
+        }
+    }
+
+    /// The known rows, given back.
+    pub fn into_rows(self) -> BTreeMap<RelId, Vec<Row>> {
+        self.rows
+    }
+
+    /// How many rows of `rel` match `pattern` per value of the variables `key` (all matching
+    /// rows when `key` is empty): the factor by which joining this literal multiplies the
+    /// bindings.
+    pub fn fanout(&self, rel: RelId, pattern: &[Item], key: &[VarId]) -> f64 {
+        let Some(rows) = self.rows.get(&rel) else {
+            return guess(pattern, key, &self.arities);
+        };
+        let (canon_pattern, canon_key) = canonical(pattern, key);
+        let id = (rel, canon_pattern, canon_key);
+        if let Some(&f) = self.cache.borrow().get(&id) {
+            return f;
+        }
+        let (p, k) = (&id.1, &id.2);
+        let vars = variables(p).len();
+        let mut ranges = Ranges::new(vars);
+        let mut matched = 0usize;
+        let mut keys: HashSet<Row> = HashSet::new();
+        for row in rows {
+            if !ranges.match_row(p, row, &self.arities) {
+                continue;
+            }
+            matched += 1;
+            if !k.is_empty() {
+                let mut key_row = Row::new();
+                k.iter()
+                    .for_each(|&v| ranges.push_value(v, row, &mut key_row));
+                keys.insert(key_row);
+            }
+        }
+        let f = matched as f64 / keys.len().max(1) as f64;
+        self.cache.borrow_mut().insert(id, f);
+        f
+    }
+}
+
+/// The guessed fan-out of a literal over a relation with unknown rows: [`GUESSED_SIZE`] rows,
+/// each position (variable or constant, not counting functors) equally selective.
+fn guess(pattern: &[Item], key: &[VarId], arities: &[u32]) -> f64 {
+    let vars = variables(pattern);
+    let constants = pattern
+        .iter()
+        .filter(|i| match **i {
+            Item::Tok(t) => token_arity(t, arities) == 0,
+            Item::Var(_) => false,
+        })
+        .count();
+    let new = vars.iter().filter(|v| !key.contains(v)).count();
+    let positions = (vars.len() + constants).max(1);
+    GUESSED_SIZE.powf(new as f64 / positions as f64)
+}
+
+/// `pattern` and `key` with variables renumbered by first occurrence in `pattern`, so that
+/// literals of the same shape share one cache entry.
+fn canonical(pattern: &[Item], key: &[VarId]) -> (Pattern, Vec<VarId>) {
+    let order = variables(pattern);
+    let canon = |v: VarId| order.iter().position(|&w| w == v).unwrap_or(0) as VarId;
+    let p = pattern
+        .iter()
+        .map(|i| match *i {
+            Item::Var(v) => Item::Var(canon(v)),
+            t => t,
+        })
+        .collect();
+    (p, key.iter().map(|&v| canon(v)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(tokens: &[u32]) -> Row {
+        Row::from_slice(tokens)
+    }
+
+    #[test]
+    fn known_rows_give_rows_per_key_value() {
+        // Relation 0 with rows (1 1) (1 2) (1 3) (2 1): per value of the first column, 2 rows.
+        let rows = vec![row(&[0, 0]), row(&[0, 1]), row(&[0, 2]), row(&[1, 0])];
+        let stats = Stats::new(BTreeMap::from([(0, rows)]), Arc::new(vec![0, 0, 0]));
+        let p = vec![Item::Var(5), Item::Var(7)];
+        assert_eq!(stats.fanout(0, &p, &[]), 4.0);
+        assert_eq!(stats.fanout(0, &p, &[5]), 2.0);
+        assert_eq!(stats.fanout(0, &p, &[5, 7]), 1.0);
+        let constant = vec![Item::Tok(1), Item::Var(3)];
+        assert_eq!(stats.fanout(0, &constant, &[]), 1.0);
+    }
+
+    #[test]
+    fn unknown_relations_are_more_selective_with_more_bound_positions() {
+        let stats = Stats::new(BTreeMap::new(), Arc::new(vec![0; 4]));
+        let p = vec![Item::Var(0), Item::Var(1), Item::Var(2)];
+        let all = stats.fanout(9, &p, &[]);
+        let one = stats.fanout(9, &p, &[0]);
+        let two = stats.fanout(9, &p, &[0, 1]);
+        assert!(all > one && one > two && two > 1.0);
+    }
+}
