@@ -9,6 +9,7 @@ pub mod engine;
 pub mod graph;
 pub mod ground;
 pub mod grounding;
+pub mod hash;
 pub mod load;
 pub mod program;
 pub mod reason;

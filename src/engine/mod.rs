@@ -125,6 +125,7 @@ pub struct Instantiation {
     pub atoms: Vec<(RelId, Row)>,
     /// Whether each relation is static (its atoms in S* are exactly the true ones).
     pub is_static: Vec<bool>,
-    /// Instances of rules with dynamic heads, sorted.
+    /// Instances of rules with dynamic heads, in a deterministic order (by rule plan, then
+    /// binding).
     pub instances: Vec<Instance>,
 }

@@ -273,7 +273,6 @@ impl<'a> Instances<'a> {
                 body,
             });
         }
-        out.sort_unstable();
         out
     }
 }

@@ -5,8 +5,8 @@
 //! bodies as sets (sorted, each literal once), duplicate rules once. Invariant: the same instantiation always gives the same program.
 
 use crate::engine::{Instantiation, Row};
+use crate::hash::FastMap;
 use crate::program::{Keyword, Program, RelId};
-use std::collections::HashMap;
 
 /// An index into [`GroundProgram::atoms`].
 pub type AtomId = u32;
@@ -50,7 +50,7 @@ impl GroundProgram {
     /// Builds and simplifies the ground program of `instantiation`.
     pub fn new(instantiation: &Instantiation) -> GroundProgram {
         let atoms = instantiation.atoms.clone();
-        let index: HashMap<(RelId, &Row), AtomId> = atoms
+        let index: FastMap<(RelId, &Row), AtomId> = atoms
             .iter()
             .enumerate()
             .map(|(i, (r, row))| ((*r, row), i as AtomId))

@@ -1,0 +1,74 @@
+//! Hashing for keys that come from the game, not from an adversary: token rows and atom
+//! numbers, hashed millions of times by the ground stage and the reasoners.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast non-cryptographic hasher (FxHash's rotate-xor-multiply, then a final mix), for
+/// keys that come from the game, not from an adversary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(n.into());
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // A final mix (murmur3's), so that the low bits hash tables index with depend on
+        // every input bit: without it, the high half of the last word would only reach the
+        // high bits, and rows differing there would all collide.
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        z ^ (z >> 33)
+    }
+}
+
+/// A hash map with [`FxHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash set with [`FxHasher`].
+pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Row;
+    use std::hash::BuildHasher;
+
+    /// Regression: without a final mix, rows differing only in the high half of their last
+    /// 8-byte word had the same low hash bits, and hash tables degenerated to lists.
+    #[test]
+    fn low_hash_bits_depend_on_every_token() {
+        let hasher = BuildHasherDefault::<FxHasher>::default();
+        let low = |row: &[u32]| hasher.hash_one(Row::from_slice(row)) & 0xffff;
+        let distinct: FastSet<u64> = (0..1000).map(|t| low(&[7, t])).collect();
+        assert!(
+            distinct.len() > 900,
+            "{} distinct low halves",
+            distinct.len()
+        );
+    }
+}
