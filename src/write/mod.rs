@@ -4,6 +4,7 @@
 //! program ([`Program::same_as`]); the round-trip tests hold every writer to that.
 
 mod asp;
+pub mod domains;
 pub mod ground;
 mod names;
 mod notation;
