@@ -31,13 +31,18 @@ fn entries(program: &Program, domains: &Domains) -> Vec<Entry> {
         })
         .collect();
     relations.sort_by(|a, b| (&a.name, a.arity).cmp(&(&b.name, b.arity)));
-    let functions = domains.graph.functions.iter().enumerate().map(|(f, func)| Entry {
-        kind: "function",
-        name: program.symbols.name(func.name).to_string(),
-        arity: func.arity,
-        size: domains.function_size(f as u32),
-        positions: domains.graph.function_positions(f as u32).collect(),
-    });
+    let functions = domains
+        .graph
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(f, func)| Entry {
+            kind: "function",
+            name: program.symbols.name(func.name).to_string(),
+            arity: func.arity,
+            size: domains.function_size(f as u32),
+            positions: domains.graph.function_positions(f as u32).collect(),
+        });
     relations.extend(functions);
     relations
 }
@@ -104,13 +109,23 @@ fn shown(
             let functions = reach.functions.iter().map(|&f| {
                 let func = &domains.graph.functions[f as usize];
                 let mut s = String::new();
-                notation.apply(program.symbols.name(func.name), func.arity, &mut s, |_, o| {
-                    o.push('…')
-                });
+                notation.apply(
+                    program.symbols.name(func.name),
+                    func.arity,
+                    &mut s,
+                    |_, o| o.push('…'),
+                );
                 s
             });
             let computed = reach.computed.then(|| "<computed>".to_string());
-            (constants.chain(functions).chain(computed).take(limit).collect(), None)
+            (
+                constants
+                    .chain(functions)
+                    .chain(computed)
+                    .take(limit)
+                    .collect(),
+                None,
+            )
         }
     }
 }
@@ -120,7 +135,11 @@ fn shown(
 pub fn table(program: &Program, domains: &Domains, notation: Notation, limit: usize) -> String {
     let mut out = String::new();
     for entry in entries(program, domains) {
-        let what = if entry.kind == "relation" { "tuples" } else { "terms" };
+        let what = if entry.kind == "relation" {
+            "tuples"
+        } else {
+            "terms"
+        };
         let _ = write!(out, "{} {}/{}: ", entry.kind, entry.name, entry.arity);
         match entry.size {
             Size::Unbounded(why) => {
@@ -131,7 +150,11 @@ pub fn table(program: &Program, domains: &Domains, notation: Notation, limit: us
                 let _ = writeln!(out, "{} {what}", size_text(size));
             }
         }
-        let sizes: Vec<String> = entry.positions.iter().map(|&p| size_text(domains.size(p))).collect();
+        let sizes: Vec<String> = entry
+            .positions
+            .iter()
+            .map(|&p| size_text(domains.size(p)))
+            .collect();
         let width = sizes.iter().map(|s| s.chars().count()).max().unwrap_or(0);
         for (i, (&pos, size)) in entry.positions.iter().zip(&sizes).enumerate() {
             let (values, more) = shown(program, domains, pos, notation, limit);
@@ -215,7 +238,8 @@ fn json_size(program: &Program, domains: &Domains, size: Size, out: &mut String)
 /// variable, a function's argument positions into the function (dashed).
 pub fn dot(program: &Program, domains: &Domains, notation: Notation) -> String {
     let graph = &domains.graph;
-    let mut out = String::from("digraph domains {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
+    let mut out =
+        String::from("digraph domains {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
     let label = |id: String, text: &str, shape: &str, out: &mut String| {
         let _ = write!(out, "  {id} [label=");
         super::ground::json_string(text, out);

@@ -125,7 +125,10 @@ impl Domains {
             return Size::Unbounded(super::Unbounded::Computed);
         }
         let constants = Size::Finite(reach.constants.len() as u128);
-        let functions = reach.functions.iter().map(|&f| self.function_sizes[f as usize]);
+        let functions = reach
+            .functions
+            .iter()
+            .map(|&f| self.function_sizes[f as usize]);
         Size::sum(std::iter::once(constants).chain(functions))
     }
 }
@@ -133,9 +136,8 @@ impl Domains {
 /// The reach of every component of the "includes" graph, and each position's component.
 fn reachability(graph: &DomainGraph) -> (Vec<u32>, Vec<Reach>) {
     let n = graph.positions.len();
-    let component = crate::graph::components(n, |v, i| {
-        graph.includes[v].get(i).map(|&w| w as usize)
-    });
+    let component =
+        crate::graph::components(n, |v, i| graph.includes[v].get(i).map(|&w| w as usize));
     let count = component.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut members = vec![Vec::new(); count];
     for (p, &c) in component.iter().enumerate() {
@@ -175,9 +177,7 @@ fn productive_functions(graph: &DomainGraph, reach_of: &[u32], reaches: &[Reach]
     let mut productive = vec![false; graph.functions.len()];
     let non_empty = |p: PosId, productive: &[bool]| {
         let r = &reaches[reach_of[p as usize] as usize];
-        r.computed
-            || !r.constants.is_empty()
-            || r.functions.iter().any(|&f| productive[f as usize])
+        r.computed || !r.constants.is_empty() || r.functions.iter().any(|&f| productive[f as usize])
     };
     let mut changed = true;
     while changed {

@@ -335,7 +335,11 @@ impl<'p> Builder<'p> {
         match program.model {
             Model::Classic => {
                 let links: [(Keyword, &[Keyword], usize); 2] = [
-                    (Keyword::True, &[Keyword::Base, Keyword::Init, Keyword::Next], 1),
+                    (
+                        Keyword::True,
+                        &[Keyword::Base, Keyword::Init, Keyword::Next],
+                        1,
+                    ),
                     (Keyword::Does, &[Keyword::Input, Keyword::Legal], 2),
                 ];
                 for (target, sources, arity) in links {
@@ -355,7 +359,10 @@ impl<'p> Builder<'p> {
                 // A fluent relation (one no rule defines) holds the terms of the same-named
                 // function: `base(cell(1,1,b))`, `init(...)`, effects.
                 let mut defined = vec![false; program.relations.len()];
-                program.rules.iter().for_each(|r| defined[r.head.rel as usize] = true);
+                program
+                    .rules
+                    .iter()
+                    .for_each(|r| defined[r.head.rel as usize] = true);
                 for (r, rel) in program.relations.iter().enumerate() {
                     let Some(f) = self.graph.function(rel.name, rel.arity) else {
                         continue;
