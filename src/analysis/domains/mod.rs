@@ -74,3 +74,6 @@ impl Size {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
