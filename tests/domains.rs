@@ -185,6 +185,14 @@ fn the_blocksworld_rule_has_27_domain_instances_of_which_12_are_derivable() {
     // stack(U,V) moves are legal, and each keeps the two blocks Y other than V clear: 12
     // instances, every one of them on a real playout. 6 counts only U, V, Y all different,
     // but stacking U keeps U itself clear (Y = U).
+    let out = gdlground(&["domains", &here("examples/blocksworld.pl"), "--rules"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "  27  next(clear(Y)) :- does(robot,stack(U,V)) & true(clear(Y)) & distinct(V,Y)\n"
+        ),
+        "{text}"
+    );
     let derived = grounded
         .instantiation
         .instances

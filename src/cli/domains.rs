@@ -28,6 +28,15 @@ pub struct Args {
     /// Render with: gdlground domains GAME --dot | dot -Tsvg > domains.svg
     #[arg(long)]
     dot: bool,
+    /// After the table, list every rule with a body and its number of instances over the
+    /// domains.
+    ///
+    /// The count is the product, over the variables of the rule's positive body atoms, of the
+    /// number of values common to the domains of the positions the variable occurs at; it is
+    /// taken before distinct, built-ins and negation are evaluated: what a grounder that
+    /// instantiates rules over the domains would enumerate.
+    #[arg(long, conflicts_with_all = ["dot", "json"])]
+    rules: bool,
     /// Show at most N values per position; the others are counted ("… (12 more)").
     #[arg(long, default_value_t = 20, value_name = "N")]
     limit: usize,
@@ -56,7 +65,15 @@ pub fn run(args: &Args) -> i32 {
     } else if args.dot {
         write::domains::dot(program, &domains, notation)
     } else {
-        write::domains::table(program, &domains, notation, args.limit)
+        let mut text = write::domains::table(program, &domains, notation, args.limit);
+        if args.rules {
+            let line_of = |i: usize| {
+                let span = program.rule_origins[i].span;
+                game.source.line_col(span.start).0
+            };
+            text += &write::domains::rules(program, &domains, notation, line_of);
+        }
+        text
     };
     match output::write(std::path::Path::new("-"), &text) {
         Ok(()) => 0,

@@ -172,6 +172,42 @@ pub fn table(program: &Program, domains: &Domains, notation: Notation, limit: us
     out
 }
 
+/// One line per rule with a body: its source line (from `line_of`, given the rule's index),
+/// the number of its instances over the domains (before `distinct`, built-ins and negation
+/// are evaluated) and the rule.
+pub fn rules(
+    program: &Program,
+    domains: &Domains,
+    notation: Notation,
+    line_of: impl Fn(usize) -> usize,
+) -> String {
+    let mut out =
+        String::from("rules: instances over the domains (distinct and negation not evaluated)\n");
+    let lines: Vec<(usize, String, String)> = (0..program.rules.len())
+        .filter(|&i| !program.rules[i].body.is_empty())
+        .map(|i| {
+            let size = domains.rule_instances(&program.rules[i]);
+            let size = match size {
+                Size::Unbounded(why) => {
+                    format!("unbounded ({})", unbounded_reason(program, domains, why))
+                }
+                size => size_text(size),
+            };
+            (line_of(i), size, super::rule_line(program, i, notation))
+        })
+        .collect();
+    let width = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(0);
+    let line_width = lines
+        .iter()
+        .map(|l| l.0.to_string().len())
+        .max()
+        .unwrap_or(0);
+    for (line, size, rule) in lines {
+        let _ = writeln!(out, "  line {line:>line_width$}  {size:>width$}  {rule}");
+    }
+    out
+}
+
 /// The domains as one JSON object: `{"relations": [...], "functions": [...]}`, each entry
 /// `{"name", "arity", "size", "positions": [{"arg", "size", "values", "more"}]}`; an
 /// unbounded size is `null` with an `"unbounded"` reason, and its `"more"` is `null`.

@@ -11,6 +11,7 @@ mod notation;
 mod printer;
 
 pub use notation::Notation;
+pub use printer::rule_line;
 
 use crate::program::{Model, Program};
 
