@@ -75,9 +75,14 @@ enum Command {
     /// The table has one block per relation and function, sorted: its number of argument
     /// tuples (the product of its domains), then one line per argument with the domain's
     /// size and its first values. A function that can nest in itself (s(s(s(...)))) makes
-    /// its domains unbounded; they are reported so, never enumerated.
+    /// its domains unbounded; they are reported so, never enumerated. So are the domains
+    /// built-ins (plus, countofall) compute values for.
     ///
-    /// Example: gdlground domains examples/tictactoe.kif
+    /// Operation games (.hrf): a fluent relation includes the terms of the function of the
+    /// same name (from base, init and the effects), and an operation's action is an argument
+    /// of legal.
+    ///
+    /// Example: gdlground domains examples/tictactoe.kif --limit 5
     Domains(domains::Args),
     /// Print a classic game as an answer set program, to check gdlground against gringo.
     ///

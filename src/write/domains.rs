@@ -159,12 +159,15 @@ pub fn table(program: &Program, domains: &Domains, notation: Notation, limit: us
         for (i, (&pos, size)) in entry.positions.iter().zip(&sizes).enumerate() {
             let (values, more) = shown(program, domains, pos, notation, limit);
             let _ = write!(out, "  {:>3}  {size:>width$}  {}", i + 1, values.join(", "));
+            let comma = if values.is_empty() { "" } else { ", " };
             match more {
                 Some(0) => {}
                 Some(n) => {
-                    let _ = write!(out, ", … ({n} more)");
+                    let _ = write!(out, "{comma}… ({n} more)");
                 }
-                None => out.push_str(", …"),
+                None => {
+                    let _ = write!(out, "{comma}…");
+                }
             }
             out.push('\n');
         }

@@ -89,7 +89,8 @@ impl Domains {
         if reach.computed {
             return None;
         }
-        if let Some(&c) = reach.constants.get(usize::try_from(n).ok()?) {
+        if n < reach.constants.len() as u128 {
+            let c = reach.constants[n as usize];
             return Some(Value::Const(self.graph.constants[c as usize]));
         }
         n -= reach.constants.len() as u128;
