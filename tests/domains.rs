@@ -235,6 +235,45 @@ fn every_derived_atom_has_its_arguments_in_the_domains() {
 }
 
 #[test]
+fn corpus_atoms_have_their_arguments_in_the_domains() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/games");
+    if !corpus.is_dir() {
+        eprintln!("SKIPPED: the game corpus {} is missing", corpus.display());
+        return;
+    }
+    // Small and mid-sized games of several styles, grounded in seconds; test_case_5a has
+    // unbounded domains (f/1 nests in itself).
+    for game in [
+        "base/connectFour.kif",
+        "base/breakthrough.kif",
+        "base/hanoi.kif",
+        "base/knightsTour.kif",
+        "base/pentago.kif",
+        "ggpbase/test__test_case_5a.kif",
+        "stanford2014/3puzzle.kif",
+        "stanford2014/horseshoe.kif",
+        "gresley/maze.kif",
+        "chiaras/bandl7.kif",
+        "base/othello-comp2007.kif",
+    ] {
+        let (program, domains, grounded) = analyse(&format!("../shared/games/{game}"));
+        let encoding = &grounded.encoding;
+        for (r, row) in &grounded.instantiation.atoms {
+            assert!(
+                domains.contains_atom(&program, encoding, *r, row),
+                "{game}: an atom of {} is outside its domains",
+                program.relation_name(*r)
+            );
+        }
+        if let Some(r#true) = program.relation("true", 1) {
+            let seeds = domains.relation_size(&program, r#true).finite();
+            let derived = derived(&grounded, r#true) as u128;
+            assert!(seeds.is_none_or(|n| n >= derived), "{game}");
+        }
+    }
+}
+
+#[test]
 fn nesting_terms_make_domains_unbounded_and_the_command_still_answers() {
     let game = read_game(Path::new(&here("tests/data/growing.kif")), None).expect("loads");
     let program = &game.program;

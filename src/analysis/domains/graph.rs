@@ -77,6 +77,8 @@ pub struct DomainGraph {
     pub computed: Vec<bool>,
     /// Each function's id, for lookups only (never iterated).
     function_index: HashMap<(Sym, usize), FnId>,
+    /// Each constant's id, for lookups only (never iterated).
+    constant_index: HashMap<Sym, ConstId>,
 }
 
 impl DomainGraph {
@@ -107,6 +109,11 @@ impl DomainGraph {
     /// The function `name`/`arity`, if the program has it.
     pub fn function(&self, name: Sym, arity: usize) -> Option<FnId> {
         self.function_index.get(&(name, arity)).copied()
+    }
+
+    /// The constant `name`, if the program has it.
+    pub fn constant(&self, name: Sym) -> Option<ConstId> {
+        self.constant_index.get(&name).copied()
     }
 
     /// For each variable of `body`, the positions of the positive atoms it occurs at (inside
@@ -160,7 +167,6 @@ pub(super) fn constant_key(name: &str) -> (u8, i128, &str) {
 struct Builder<'p> {
     program: &'p Program,
     graph: DomainGraph,
-    constant_ids: HashMap<Sym, ConstId>,
 }
 
 impl<'p> Builder<'p> {
@@ -204,7 +210,7 @@ impl<'p> Builder<'p> {
             graph.functions.push(Function { name, arity, first });
             graph.function_index.insert((name, arity), f as FnId);
         }
-        let constant_ids = constants
+        graph.constant_index = constants
             .iter()
             .enumerate()
             .map(|(c, &s)| (s, c as ConstId))
@@ -215,11 +221,7 @@ impl<'p> Builder<'p> {
         graph.constants_at = vec![Vec::new(); n];
         graph.functions_at = vec![Vec::new(); n];
         graph.computed = vec![false; n];
-        Builder {
-            program,
-            graph,
-            constant_ids,
-        }
+        Builder { program, graph }
     }
 
     fn function(&self, name: Sym, arity: usize) -> FnId {
@@ -261,8 +263,9 @@ impl<'p> Builder<'p> {
     fn ground(&mut self, id: TermId, pos: PosId) {
         match self.program.terms.term(id) {
             GroundTerm::Const(s) => {
-                let c = self.constant_ids[s];
-                self.graph.constants_at[pos as usize].push(c);
+                if let Some(c) = self.graph.constant(*s) {
+                    self.graph.constants_at[pos as usize].push(c);
+                }
             }
             GroundTerm::Func(s, args) => {
                 let f = self.function(*s, args.len());

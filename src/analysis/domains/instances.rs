@@ -173,6 +173,79 @@ impl Domains {
         Size::product(bound.values().map(|ps| self.common_size(ps)))
     }
 
+    /// Whether the ground term of `tokens` (in `encoding`, the engine's encoding of `program`)
+    /// is in the domain of position `pos`: checked along the term's structure, so it works
+    /// for unbounded domains too. Trailing tokens after the term are ignored.
+    pub fn contains(
+        &self,
+        program: &Program,
+        encoding: &Encoding,
+        pos: PosId,
+        tokens: &[Token],
+    ) -> bool {
+        self.term_end(program, encoding, pos, tokens, 0).is_some()
+    }
+
+    /// Whether atom `rel(row)` (a row of the engine's encoding `encoding` of `program`) has
+    /// every argument in its position's domain.
+    pub fn contains_atom(
+        &self,
+        program: &Program,
+        encoding: &Encoding,
+        rel: RelId,
+        row: &[Token],
+    ) -> bool {
+        let mut end = 0;
+        for p in self.relation_positions(program, rel) {
+            match self.term_end(program, encoding, p, row, end) {
+                Some(e) => end = e,
+                None => return false,
+            }
+        }
+        end == row.len()
+    }
+
+    /// The end of the term starting at `tokens[start]` if it is in `pos`'s domain.
+    fn term_end(
+        &self,
+        program: &Program,
+        encoding: &Encoding,
+        pos: PosId,
+        tokens: &[Token],
+        start: usize,
+    ) -> Option<usize> {
+        let reach = self.reach(pos);
+        let token = *tokens.get(start)?;
+        let (sym, arity) = match encoding.functor_of(token) {
+            Some(functor) => functor,
+            None => {
+                // An integer: a constant of the program, or computed by a built-in.
+                let n = crate::program::encoding::int_value(token)?;
+                let known = program
+                    .symbols
+                    .get(&n.to_string())
+                    .and_then(|s| self.graph.constant(s));
+                let listed = known.is_some_and(|c| reach.constants.binary_search(&c).is_ok());
+                return (listed || reach.computed).then_some(start + 1);
+            }
+        };
+        if arity == 0 {
+            let c = self.graph.constant(sym)?;
+            return reach
+                .constants
+                .binary_search(&c)
+                .is_ok()
+                .then_some(start + 1);
+        }
+        let f = self.graph.function(sym, arity as usize)?;
+        reach.functions.binary_search(&f).ok()?;
+        let mut end = start + 1;
+        for p in self.graph.function_positions(f) {
+            end = self.term_end(program, encoding, p, tokens, end)?;
+        }
+        Some(end)
+    }
+
     /// The number of values the domains of `positions` all contain.
     pub fn common_size(&self, positions: &[PosId]) -> Size {
         let reaches: Vec<_> = positions.iter().map(|&p| self.reach(p)).collect();
