@@ -294,7 +294,10 @@ fn domains_over_the_corpus_never_panic_and_are_fast() {
         let took = start.elapsed();
         slowest = slowest.max((took, game.as_str()));
         if let Err(payload) = result {
-            failures.push(format!("{game}: PANIC: {}", panic_message(payload.as_ref())));
+            failures.push(format!(
+                "{game}: PANIC: {}",
+                panic_message(payload.as_ref())
+            ));
         }
     }
     eprintln!("domains: slowest game {} in {:.1?}", slowest.1, slowest.0);

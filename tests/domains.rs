@@ -216,13 +216,7 @@ fn every_derived_atom_has_its_arguments_in_the_domains() {
             let Some(tuples) = domains.relation_tuples(&program, r) else {
                 panic!("{game}: {} has unbounded domains", program.relation_name(r));
             };
-            let rows: HashSet<Vec<u32>> = tuples
-                .map(|tuple| {
-                    let mut row = Vec::new();
-                    tuple.iter().for_each(|v| v.encode(&encoding, &mut row));
-                    row
-                })
-                .collect();
+            let rows: HashSet<Vec<u32>> = tuples.rows(&encoding).collect();
             for (_, row) in grounded.instantiation.atoms.iter().filter(|(a, _)| *a == r) {
                 assert!(
                     rows.contains(row.as_slice()),

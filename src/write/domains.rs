@@ -135,10 +135,11 @@ fn shown(
 pub fn table(program: &Program, domains: &Domains, notation: Notation, limit: usize) -> String {
     let mut out = String::new();
     for entry in entries(program, domains) {
-        let what = if entry.kind == "relation" {
-            "tuples"
-        } else {
-            "terms"
+        let what = match (entry.kind, entry.size) {
+            ("relation", Size::Finite(1)) => "tuple",
+            ("relation", _) => "tuples",
+            (_, Size::Finite(1)) => "term",
+            _ => "terms",
         };
         let _ = write!(out, "{} {}/{}: ", entry.kind, entry.name, entry.arity);
         match entry.size {

@@ -53,6 +53,18 @@ impl Tuples<'_> {
     }
 }
 
+impl<'d> Tuples<'d> {
+    /// The tuples as rows of the engine's encoding `encoding`: the arguments' tokens one
+    /// after the other, as in the engine's atoms (a seed set of the reduction loop).
+    pub fn rows(self, encoding: &'d Encoding) -> impl Iterator<Item = Vec<Token>> + 'd {
+        self.map(move |tuple| {
+            let mut row = Vec::new();
+            tuple.iter().for_each(|v| v.encode(encoding, &mut row));
+            row
+        })
+    }
+}
+
 impl Iterator for Tuples<'_> {
     type Item = Vec<Value>;
 
