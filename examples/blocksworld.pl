@@ -1,7 +1,9 @@
 % Blocksworld, the exercise of the analysis chapter: one robot stacks and unstacks three
 % blocks a, b, c; the goal is the tower a on b on c. Its rule
 %   next(clear(Y)) :- does(robot,stack(U,V)) & true(clear(Y)) & distinct(V,Y)
-% has 27 instances over the cartesian domains of U, V, Y, of which 6 are reachable.
+% has 27 instances over the cartesian domains of U, V, Y (`gdlground domains`). The exercise
+% says 6 of them are reachable, but 12 are: once c is unstacked all six stack(U,V) moves are
+% legal, and each keeps both blocks Y other than V clear, Y = U included (tests/domains.rs).
 
 role(robot)
 

@@ -273,3 +273,39 @@ fn corpus_checks_fast() {
         slowest.join(", ")
     );
 }
+
+#[test]
+fn domains_over_the_corpus_never_panic_and_are_fast() {
+    let Some(games) = games() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let mut slowest = (Duration::ZERO, "");
+    for game in &games {
+        let Outcome::Loaded(loaded) = outcome(game) else {
+            continue;
+        };
+        let start = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let domains = gdlground::analysis::domains::Domains::new(&loaded.program);
+            let notation = write::Notation::Kif;
+            write::domains::table(&loaded.program, &domains, notation, 20).len()
+        }));
+        let took = start.elapsed();
+        slowest = slowest.max((took, game.as_str()));
+        if let Err(payload) = result {
+            failures.push(format!(
+                "{game}: PANIC: {}",
+                panic_message(payload.as_ref())
+            ));
+        }
+    }
+    eprintln!("domains: slowest game {} in {:.1?}", slowest.1, slowest.0);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        slowest.0 < Duration::from_secs(2),
+        "{} took {:.1?}",
+        slowest.1,
+        slowest.0
+    );
+}

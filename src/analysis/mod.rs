@@ -3,6 +3,8 @@
 //! Input: a [`Program`]. Output: its relation dependency graph, which relations are static
 //! (do not depend on `true`/`does`, nor on fluents in the operation model), and components.
 
+pub mod domains;
+
 use crate::program::{Keyword, Literal, Model, Program, RelId};
 
 /// The relation dependency graph: for each relation, the relations its rules' bodies use.

@@ -4,6 +4,7 @@
 
 mod atoms;
 mod check;
+mod domains;
 mod export_asp;
 mod files;
 mod fmt;
@@ -59,6 +60,30 @@ enum Command {
     ///
     /// Example: gdlground atoms examples/tictactoe.kif
     Atoms(atoms::Args),
+    /// Print the domain of every argument position: the values the domain graph allows.
+    ///
+    /// The domain graph (GDL.md §2; the analysis chapter's Definition 14.1) has a vertex per
+    /// argument position of every relation and function symbol, per function symbol and per
+    /// constant. A constant or function term in a rule head goes into the domain of its
+    /// position; a variable shared by a head position and a positive body position makes the
+    /// head position's domain include the body position's; true[1] includes base[1], init[1]
+    /// and next[1], does[i] includes input[i] and legal[i]. The domains are the least
+    /// fixpoint. They over-approximate: every atom of the reachable superset has its
+    /// arguments in them, but not every combination is derivable (`gdlground atoms` lists
+    /// those).
+    ///
+    /// The table has one block per relation and function, sorted: its number of argument
+    /// tuples (the product of its domains), then one line per argument with the domain's
+    /// size and its first values. A function that can nest in itself (s(s(s(...)))) makes
+    /// its domains unbounded; they are reported so, never enumerated. So are the domains
+    /// built-ins (plus, countofall) compute values for.
+    ///
+    /// Operation games (.hrf): a fluent relation includes the terms of the function of the
+    /// same name (from base, init and the effects), and an operation's action is an argument
+    /// of legal.
+    ///
+    /// Example: gdlground domains examples/tictactoe.kif --limit 5
+    Domains(domains::Args),
     /// Print a classic game as an answer set program, to check gdlground against gringo.
     ///
     /// Relation p becomes predicate r_p, function f becomes f_f, every constant a quoted string
@@ -133,6 +158,7 @@ pub fn run() -> i32 {
         Command::Fmt(args) => fmt::run(&args),
         Command::Ground(args) => ground::run(&args),
         Command::Atoms(args) => atoms::run(&args),
+        Command::Domains(args) => domains::run(&args),
         Command::ExportAsp(args) => export_asp::run(&args),
         Command::Validate(args) => validate::run(&args),
     }

@@ -100,6 +100,11 @@ impl Encoding {
         }
     }
 
+    /// The symbol and arity of functor `token` (`None` for integers).
+    pub fn functor_of(&self, token: Token) -> Option<(Sym, u32)> {
+        self.functors.get(token as usize).copied()
+    }
+
     /// The arity of `token` (0 for integers).
     pub fn arity(&self, token: Token) -> u32 {
         if token >= INT_BASE {

@@ -138,7 +138,7 @@ fn push_ids(ids: impl Iterator<Item = AtomId>, out: &mut String) {
 }
 
 /// `s` as a JSON string literal.
-fn json_string(s: &str, out: &mut String) {
+pub(crate) fn json_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {

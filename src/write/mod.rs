@@ -4,12 +4,14 @@
 //! program ([`Program::same_as`]); the round-trip tests hold every writer to that.
 
 mod asp;
+pub mod domains;
 pub mod ground;
 mod names;
 mod notation;
 mod printer;
 
 pub use notation::Notation;
+pub use printer::rule_line;
 
 use crate::program::{Model, Program};
 

@@ -16,6 +16,14 @@ pub fn print(program: &Program, notation: Notation) -> String {
     out
 }
 
+/// Rule `index` of `program` as text on one line.
+pub fn rule_line(program: &Program, index: usize, notation: Notation) -> String {
+    let mut out = String::new();
+    let origin = &program.rule_origins[index];
+    Printer::new(program, notation, origin).rule(&program.rules[index], &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Prints one statement, with its variables' names.
 struct Printer<'p> {
     program: &'p Program,
