@@ -10,6 +10,7 @@ pub mod graph;
 pub mod ground;
 pub mod grounding;
 pub mod load;
+pub mod oracle;
 pub mod program;
 pub mod reason;
 pub mod syntax;
