@@ -5,6 +5,7 @@
 //! one. [`load`] strings the first stages together.
 
 pub mod analysis;
+pub mod bench;
 pub mod engine;
 pub mod graph;
 pub mod ground;

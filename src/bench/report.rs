@@ -1,0 +1,148 @@
+//! `report.md`: where, when and how the benchmark ran, the summary, one table row per result,
+//! and links to the plots.
+
+use super::machine::Machine;
+use super::row::Row;
+use super::summary::summary;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Where, when and how a benchmark ran.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The machine.
+    pub machine: Machine,
+    /// When, `YYYY-MM-DD HH:MM UTC`.
+    pub date: String,
+    /// gdlground's version (and commit, when known).
+    pub ours: String,
+    /// The gringo command used and its version line, if there was one.
+    pub gringo: Option<(String, String)>,
+    /// The command line that produced the report.
+    pub command: String,
+    /// Runs per measurement.
+    pub runs: usize,
+    /// The time limit of one run.
+    pub timeout: Duration,
+}
+
+/// The names of the plots written beside the report.
+pub const PLOTS: [(&str, &str); 2] = [
+    (
+        "time_vs_gringo.svg",
+        "our time against gringo's, per game (log–log; on the diagonal the two are equal)",
+    ),
+    (
+        "time_vs_size.svg",
+        "time against output size (ground statements), both tools (log–log)",
+    ),
+];
+
+/// The Markdown report.
+pub fn markdown(rows: &[Row], context: &Context) -> String {
+    let mut out = String::from("# gdlground against gringo\n\n");
+    let m = &context.machine;
+    let _ = writeln!(out, "- date: {}", context.date);
+    let _ = writeln!(
+        out,
+        "- machine: {}, {} cores, {:.1} GiB",
+        m.cpu, m.cores, m.memory_gib
+    );
+    let _ = writeln!(out, "- gdlground: {}", context.ours);
+    match &context.gringo {
+        Some((command, version)) => {
+            let _ = writeln!(out, "- gringo: `{command}` ({version})");
+        }
+        None => out.push_str("- gringo: not found (its columns say `not run`)\n"),
+    }
+    let _ = writeln!(out, "- command: `{}`", context.command);
+    let _ = writeln!(
+        out,
+        "- method: each time is the median of {} runs, each a new process, wall time from \
+         spawn to exit (gringo's includes parsing its input from stdin); memory is the \
+         largest peak resident set size (`wait4` ru_maxrss) of those processes; a run is \
+         killed after {:.0} s. gringo grounds the ASP translation of `gdlground export-asp` \
+         with `--text`; its rules are the printed statements with a body. S is the set of \
+         facts gringo derives from the relaxed translation, S* what `gdlground atoms` prints.",
+        context.runs,
+        context.timeout.as_secs_f64()
+    );
+    out.push_str("\n## Summary\n\n");
+    out.push_str(&summary(rows));
+    out.push_str("\n## Plots\n\n");
+    for (file, caption) in PLOTS {
+        let _ = writeln!(out, "- [{caption}]({file})\n\n  ![{caption}]({file})\n");
+    }
+    out.push_str("## Results\n\n");
+    out.push_str(
+        "Times in ms, memory in MiB. `ours` is `gdlground ground -o /dev/null`, `gringo` is \
+         gringo on the full translation, `relaxed` on the relaxed one. All columns are in \
+         results.csv.\n\n",
+    );
+    out.push_str(
+        "| game | w | ours | ours ms | ours MiB | atoms | facts | rules | gringo | gringo ms | \
+         gringo MiB | gringo rules | relaxed ms | \\|S\\| | \\|S*\\| | S* ⊆ S | \\|S*\\|/\\|S\\| | \
+         time ours/gringo | memory ours/gringo |\n",
+    );
+    out.push_str(
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: \
+         | ---: | ---: | --- | ---: | ---: | ---: |\n",
+    );
+    for row in rows {
+        let counts = row.ours.counts;
+        let full = row.full.run;
+        let cells = [
+            cell(&row.game),
+            row.ours.workers.to_string(),
+            cell(&row.ours.status.to_string()),
+            ms(row.ours.wall),
+            mib(row.ours.peak_rss_kib),
+            opt(counts.map(|c| c.atoms)),
+            opt(counts.map(|c| c.facts)),
+            opt(counts.map(|c| c.rules)),
+            cell(&row.full.status.to_string()),
+            ms(full.map(|r| r.wall)),
+            mib(full.map(|r| r.peak_rss_kib)),
+            opt(full.map(|r| r.rules)),
+            ms(row.relaxed.run.map(|r| r.wall)),
+            opt(row.s()),
+            opt(row.s_star),
+            row.subset
+                .map_or(String::new(), |s| if s { "yes" } else { "**no**" }.into()),
+            ratio(row.s_ratio()),
+            ratio(row.time_ratio()),
+            ratio(row.rss_ratio()),
+        ];
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out
+}
+
+/// Text safe in a table cell: `|` escaped, line breaks flattened, cut at 80 characters.
+fn cell(text: &str) -> String {
+    let flat: String = text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    match flat.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
+/// Milliseconds, one decimal.
+fn ms(d: Option<Duration>) -> String {
+    d.map_or(String::new(), |d| format!("{:.1}", d.as_secs_f64() * 1e3))
+}
+
+/// KiB as MiB, one decimal.
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or(String::new(), |k| format!("{:.1}", k as f64 / 1024.0))
+}
+
+/// A ratio, two decimals.
+fn ratio(r: Option<f64>) -> String {
+    r.map_or(String::new(), |r| format!("{r:.2}"))
+}
+
+/// A value's text; empty if absent.
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
