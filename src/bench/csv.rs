@@ -3,9 +3,9 @@
 //! Times are milliseconds with three decimals, memory KiB, ratios four decimals; `subset` is
 //! `yes`, `no` or empty.
 
+use super::format::{ms, opt, ratio, yes_no};
 use super::row::Row;
 use std::fmt::Write;
-use std::time::Duration;
 
 /// The header line's fields.
 pub const COLUMNS: [&str; 26] = [
@@ -60,7 +60,7 @@ fn fields(row: &Row) -> Vec<String> {
         row.family.clone(),
         row.ours.workers.to_string(),
         row.ours.status.to_string(),
-        ms(row.ours.wall),
+        ms(row.ours.wall, 3),
         opt(row.ours.internal_ms),
         opt(row.ours.peak_rss_kib),
         opt(count(|c| c.bases)),
@@ -69,38 +69,20 @@ fn fields(row: &Row) -> Vec<String> {
         opt(count(|c| c.facts)),
         opt(count(|c| c.rules)),
         row.full.status.to_string(),
-        ms(full.map(|r| r.wall)),
+        ms(full.map(|r| r.wall), 3),
         opt(full.map(|r| r.peak_rss_kib)),
         opt(full.map(|r| r.rules)),
         opt(full.map(|r| r.facts)),
         row.relaxed.status.to_string(),
-        ms(relaxed.map(|r| r.wall)),
+        ms(relaxed.map(|r| r.wall), 3),
         opt(relaxed.map(|r| r.peak_rss_kib)),
         opt(row.s()),
         opt(row.s_star),
-        row.subset
-            .map_or(String::new(), |s| if s { "yes" } else { "no" }.into()),
-        ratio(row.s_ratio()),
-        ratio(row.time_ratio()),
-        ratio(row.rss_ratio()),
+        yes_no(row.subset, "no"),
+        ratio(row.s_ratio(), 4),
+        ratio(row.time_ratio(), 4),
+        ratio(row.rss_ratio(), 4),
     ]
-}
-
-/// A duration in milliseconds, three decimals; empty if absent.
-fn ms(d: Option<Duration>) -> String {
-    d.map_or(String::new(), |d| {
-        format!("{:.3}", d.as_secs_f64() * 1000.0)
-    })
-}
-
-/// A ratio with four decimals; empty if absent.
-fn ratio(r: Option<f64>) -> String {
-    r.map_or(String::new(), |r| format!("{r:.4}"))
-}
-
-/// A value's text; empty if absent.
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map_or(String::new(), |v| v.to_string())
 }
 
 /// A field quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -118,6 +100,7 @@ mod tests {
     use crate::bench::row::{Ours, Status, Theirs};
     use crate::ground::Counts;
     use crate::oracle::GringoRun;
+    use std::time::Duration;
 
     fn row() -> Row {
         Row {

@@ -9,6 +9,7 @@
 //! times and peak memory are each process's own.
 
 pub mod csv;
+pub mod format;
 pub mod game;
 pub mod generate;
 pub mod machine;

@@ -1,6 +1,7 @@
 //! `report.md`: where, when and how the benchmark ran, the summary, one table row per result,
 //! and links to the plots.
 
+use super::format::{ms, opt, ratio, yes_no};
 use super::machine::Machine;
 use super::row::Row;
 use super::summary::summary;
@@ -95,23 +96,22 @@ pub fn markdown(rows: &[Row], context: &Context) -> String {
             cell(&row.game),
             row.ours.workers.to_string(),
             cell(&row.ours.status.to_string()),
-            ms(row.ours.wall),
+            ms(row.ours.wall, 1),
             mib(row.ours.peak_rss_kib),
             opt(counts.map(|c| c.atoms)),
             opt(counts.map(|c| c.facts)),
             opt(counts.map(|c| c.rules)),
             cell(&row.full.status.to_string()),
-            ms(full.map(|r| r.wall)),
+            ms(full.map(|r| r.wall), 1),
             mib(full.map(|r| r.peak_rss_kib)),
             opt(full.map(|r| r.rules)),
-            ms(row.relaxed.run.map(|r| r.wall)),
+            ms(row.relaxed.run.map(|r| r.wall), 1),
             opt(row.s()),
             opt(row.s_star),
-            row.subset
-                .map_or(String::new(), |s| if s { "yes" } else { "**no**" }.into()),
-            ratio(row.s_ratio()),
-            ratio(row.time_ratio()),
-            ratio(row.rss_ratio()),
+            yes_no(row.subset, "**no**"),
+            ratio(row.s_ratio(), 2),
+            ratio(row.time_ratio(), 2),
+            ratio(row.rss_ratio(), 2),
         ];
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
@@ -127,22 +127,7 @@ fn cell(text: &str) -> String {
     }
 }
 
-/// Milliseconds, one decimal.
-fn ms(d: Option<Duration>) -> String {
-    d.map_or(String::new(), |d| format!("{:.1}", d.as_secs_f64() * 1e3))
-}
-
 /// KiB as MiB, one decimal.
 fn mib(kib: Option<u64>) -> String {
     kib.map_or(String::new(), |k| format!("{:.1}", k as f64 / 1024.0))
-}
-
-/// A ratio, two decimals.
-fn ratio(r: Option<f64>) -> String {
-    r.map_or(String::new(), |r| format!("{r:.2}"))
-}
-
-/// A value's text; empty if absent.
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map_or(String::new(), |v| v.to_string())
 }
