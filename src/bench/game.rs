@@ -3,7 +3,7 @@
 
 use super::row::{family, Row, Status, Theirs};
 use super::{ours, theirs};
-use crate::oracle::Tool;
+use crate::oracle::{process, Tool};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -18,7 +18,8 @@ pub struct Options {
     pub workers: Vec<usize>,
     /// The time limit of one run of a tool.
     pub timeout: Duration,
-    /// The grounder; `None` if there is none (gringo's columns then say `not run`).
+    /// The grounder; `None` if there is none (gringo's columns then say `not run`). Its runs
+    /// go through the runner ([`crate::oracle::process::through_runner`]) like ours.
     pub gringo: Option<Tool>,
 }
 
@@ -29,7 +30,10 @@ pub fn measure(game: &Path, options: &Options, step: &mut dyn FnMut(&str)) -> Ve
         run: None,
     };
     let (mut full, mut relaxed, mut s) = (not_run("no gringo"), not_run("no gringo"), None);
-    if let Some(tool) = &options.gringo {
+    if let Some(gringo) = &options.gringo {
+        let tool = &Tool {
+            argv: process::through_runner(&options.exe, &gringo.argv),
+        };
         step("translating");
         match theirs::translations(game) {
             Ok((full_asp, relaxed_asp)) => {

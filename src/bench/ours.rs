@@ -1,6 +1,8 @@
 //! gdlground measured as a user runs it: each run a fresh process of our own executable, so that
 //! its peak memory is its own.
 //!
+//! Each run goes through the runner ([`process::through_runner`]), so that the bench's own
+//! memory does not leak into the children's peak.
 //! `EXE ground GAME -o /dev/null --stats=json -w W` gives the wall time, the peak RSS (from
 //! `wait4`) and the counts (the JSON line on stderr); `EXE atoms GAME` gives S*.
 
@@ -74,7 +76,7 @@ pub fn atoms(exe: &Path, game: &Path, timeout: Duration) -> Result<BTreeSet<Stri
 
 /// One `ground` process.
 fn ground_once(exe: &Path, game: &Path, workers: usize, timeout: Duration) -> Result<Run, Status> {
-    let argv: Vec<String> = [
+    let command: Vec<String> = [
         exe.display().to_string(),
         "ground".into(),
         game.display().to_string(),
@@ -85,6 +87,7 @@ fn ground_once(exe: &Path, game: &Path, workers: usize, timeout: Duration) -> Re
         workers.to_string(),
     ]
     .into();
+    let argv = process::through_runner(exe, &command);
     let done = process::run(&argv, None, timeout, |mut stdout| {
         let _ = std::io::copy(&mut stdout, &mut std::io::sink());
     })

@@ -10,6 +10,7 @@ mod files;
 mod fmt;
 mod generate;
 mod ground;
+mod measure_child;
 mod output;
 mod validate;
 
@@ -100,6 +101,9 @@ enum Command {
     ///
     /// Example: gdlground generate hex 11 13 15 --dir series
     Generate(generate::Args),
+    /// Internal to `bench`: run a command, then report its wall time, peak memory and status.
+    #[command(hide = true)]
+    MeasureChild(measure_child::Args),
 }
 
 /// The `--syntax` values.
@@ -155,5 +159,6 @@ pub fn run() -> i32 {
         Command::Validate(args) => validate::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Generate(args) => generate::run(&args),
+        Command::MeasureChild(args) => measure_child::run(&args),
     }
 }

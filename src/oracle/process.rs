@@ -6,6 +6,13 @@
 //! `RUSAGE_CHILDREN`, which would mix in every earlier child), what the reader returned and
 //! stderr.
 //!
+//! Peak memory needs care: Linux gives a child at least the peak RSS its parent had when it
+//! spawned it (exec records the high-water mark of the memory it replaces, and `posix_spawn`
+//! shares the parent's). A benchmark whose own memory grows would inflate every later
+//! measurement, so [`through_runner`] runs a command through a fresh, small process of our own
+//! executable ([`measure_child`]), which reports the command's own wall time, peak RSS and
+//! status in a last stderr line that [`run`] reads back.
+//!
 //! The child leads its own process group, so that a kill at the limit also ends its children.
 //! Invariant: the child is reaped exactly once, by `wait4`; a watcher thread waits for its exit
 //! with `waitid(WNOWAIT)`, which leaves it a zombie, so a kill on timeout can never reach a
@@ -37,6 +44,67 @@ impl<T> Finished<T> {
     pub fn success(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
+}
+
+/// The first word of the line a runner writes last on stderr.
+const REPORT: &str = "%gdlground-measured";
+
+/// `argv` run through `runner`, our own executable, as `RUNNER measure-child -- ARGV...`.
+pub fn through_runner(runner: &std::path::Path, argv: &[String]) -> Vec<String> {
+    let mut wrapped = vec![
+        runner.display().to_string(),
+        "measure-child".into(),
+        "--".into(),
+    ];
+    wrapped.extend(argv.iter().cloned());
+    wrapped
+}
+
+/// The runner (`gdlground measure-child -- ARGV...`): runs `argv` with this process's stdin,
+/// stdout and stderr, then writes `%gdlground-measured WALL_NS PEAK_RSS_KIB WAIT_STATUS` on
+/// stderr; returns the command's exit code (128 + the signal if a signal ended it).
+pub fn measure_child(argv: &[String]) -> i32 {
+    let Some((program, args)) = argv.split_first() else {
+        eprintln!("error: measure-child needs a command");
+        return 2;
+    };
+    let start = Instant::now();
+    let child = match Command::new(program).args(args).spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("error: cannot run {program}: {e}");
+            return 2;
+        }
+    };
+    let reaped = reap(child.id() as libc::pid_t);
+    let wall = start.elapsed();
+    drop(child);
+    match reaped {
+        Ok((status, rss)) => {
+            eprintln!("{REPORT} {} {rss} {}", wall.as_nanos(), status.into_raw());
+            status
+                .code()
+                .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+        }
+        Err(e) => {
+            eprintln!("error: cannot wait for {program}: {e}");
+            2
+        }
+    }
+}
+
+/// The runner's report at the end of `stderr`: (wall, peak RSS, status) and stderr without it.
+fn runner_report(stderr: &str) -> Option<((Duration, u64, ExitStatus), &str)> {
+    let trimmed = stderr.strip_suffix('\n')?;
+    let (before, last) = match trimmed.rfind('\n') {
+        Some(i) => (&stderr[..=i], &trimmed[i + 1..]),
+        None => ("", trimmed),
+    };
+    let mut words = last.strip_prefix(REPORT)?.split_whitespace();
+    let wall = Duration::from_nanos(words.next()?.parse().ok()?);
+    let rss = words.next()?.parse().ok()?;
+    let status = ExitStatus::from_raw(words.next()?.parse().ok()?);
+    Some(((wall, rss, status), before))
 }
 
 /// Runs `argv` with `input` on stdin (`None`: no stdin), `read` consuming its stdout, killed
@@ -104,7 +172,12 @@ pub fn run<T: Send + 'static>(
     let output = reader
         .join()
         .map_err(|_| std::io::Error::other("the output reader panicked"))?;
-    let stderr = errors.join().unwrap_or_default();
+    let mut stderr = errors.join().unwrap_or_default();
+    let (mut wall, mut peak_rss_kib, mut status) = (wall, peak_rss_kib, status);
+    if let Some(((w, rss, s), rest)) = runner_report(&stderr) {
+        (wall, peak_rss_kib, status) = (w, rss, s);
+        stderr = rest.to_owned();
+    }
     Ok(Finished {
         status: (!killed).then_some(status),
         wall,
@@ -178,6 +251,16 @@ mod tests {
         assert_eq!(done.stderr, "oops\n");
         assert_eq!(done.status.and_then(|s| s.code()), Some(3));
         assert!(done.peak_rss_kib > 0);
+    }
+
+    #[test]
+    fn a_runners_report_replaces_the_measurements() {
+        let script = "echo warning >&2; echo '%gdlground-measured 1500000 4321 256' >&2; exit 1";
+        let done = sh(script, Duration::from_secs(10));
+        assert_eq!(done.stderr, "warning\n");
+        assert_eq!(done.wall, Duration::from_micros(1500));
+        assert_eq!(done.peak_rss_kib, 4321);
+        assert_eq!(done.status.and_then(|s| s.code()), Some(1));
     }
 
     #[test]
