@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     timeout: f64,
     /// Also generate the scaling series (hex 11×11 to 19×19, a counter to 100…1600, connect
-    /// four 7 to 28 columns wide) into DIR/series and benchmark them.
+    /// four 7 to 112 columns wide) into DIR/series and benchmark them.
     #[arg(long)]
     series: bool,
 }

@@ -47,7 +47,7 @@ impl Family {
         match self {
             Family::Hex => &[11, 13, 15, 17, 19],
             Family::Counter => &[100, 200, 400, 800, 1600],
-            Family::ConnectFour => &[7, 10, 14, 20, 28],
+            Family::ConnectFour => &[7, 14, 28, 56, 112],
         }
     }
 
