@@ -37,6 +37,21 @@ impl Machine {
     }
 }
 
+/// The load averages over 1, 5 and 15 minutes (`/proc/loadavg`), or `unknown`: other work on
+/// the machine makes times noisy, and the report says how busy it was.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|load| !load.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// The current date and time, `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_now() -> String {
     let secs = SystemTime::now()

@@ -25,6 +25,8 @@ pub struct Context {
     pub runs: usize,
     /// The time limit of one run.
     pub timeout: Duration,
+    /// The machine's load averages (1, 5, 15 min) when the run started and when it ended.
+    pub load: (String, String),
 }
 
 /// The names of the plots written beside the report.
@@ -49,6 +51,11 @@ pub fn markdown(rows: &[Row], context: &Context) -> String {
         "- machine: {}, {} cores, {:.1} GiB",
         m.cpu, m.cores, m.memory_gib
     );
+    let _ = writeln!(
+        out,
+        "- load average (1, 5, 15 min): {} at the start, {} at the end",
+        context.load.0, context.load.1
+    );
     let _ = writeln!(out, "- gdlground: {}", context.ours);
     match &context.gringo {
         Some((command, version)) => {
@@ -60,11 +67,14 @@ pub fn markdown(rows: &[Row], context: &Context) -> String {
     let _ = writeln!(
         out,
         "- method: each time is the median of {} runs, each a new process, wall time from \
-         spawn to exit (gringo's includes parsing its input from stdin); memory is the \
-         largest peak resident set size (`wait4` ru_maxrss) of those processes; a run is \
-         killed after {:.0} s. gringo grounds the ASP translation of `gdlground export-asp` \
-         with `--text`; its rules are the printed statements with a body. S is the set of \
-         facts gringo derives from the relaxed translation, S* what `gdlground atoms` prints.",
+         spawn to exit (so process start-up, about 10–20 ms, is included; gringo's includes \
+         parsing its input from stdin); memory is the largest peak resident set size of those \
+         processes (`wait4` ru_maxrss, taken by a small runner process so that the benchmark's \
+         own memory does not count); a run is killed after {:.0} s. gringo grounds the ASP \
+         translation of `gdlground export-asp` with `--text`; its rules are the printed \
+         statements with a body. S is the set of facts gringo derives from the relaxed \
+         translation, S* what `gdlground atoms` prints. Times on a machine with a load \
+         average above its core count are noisy.",
         context.runs,
         context.timeout.as_secs_f64()
     );

@@ -135,18 +135,23 @@ impl Row {
     }
 }
 
-/// The family of a game file name: its stem without a trailing `_SIZE` (`hex_11` → `hex`).
+/// The family of a game file: its directory's name and its stem without a trailing `_SIZE`
+/// (`series/hex_11.kif` → `series/hex`), so that a corpus game of the same name stays apart.
 pub fn family(path: &std::path::Path) -> String {
     let stem = path
         .file_stem()
         .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    match stem.rsplit_once('_') {
+    let name = match stem.rsplit_once('_') {
         Some((name, size))
             if !name.is_empty() && !size.is_empty() && size.bytes().all(|b| b.is_ascii_digit()) =>
         {
             name.to_owned()
         }
         _ => stem,
+    };
+    match path.parent().and_then(|p| p.file_name()) {
+        Some(dir) => format!("{}/{name}", dir.to_string_lossy()),
+        None => name,
     }
 }
 
@@ -157,9 +162,9 @@ mod tests {
 
     #[test]
     fn families_drop_the_size() {
-        assert_eq!(family(Path::new("series/hex_11.kif")), "hex");
+        assert_eq!(family(Path::new("out/series/hex_11.kif")), "series/hex");
+        assert_eq!(family(Path::new("base/hex.kif")), "base/hex");
         assert_eq!(family(Path::new("my_game.kif")), "my_game");
-        assert_eq!(family(Path::new("tictactoe.kif")), "tictactoe");
         assert_eq!(family(Path::new("2048.kif")), "2048");
     }
 }

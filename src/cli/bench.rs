@@ -80,6 +80,13 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
     if args.series {
         games.extend(write_series(&args.out.join("series"))?);
     }
+    if games.is_empty() {
+        return Err(
+            "no game files found\n  hint: give .kif, .gdl, .hrf, .pl or .epilog files, \
+                    or directories holding them"
+                .into(),
+        );
+    }
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find gdlground's own executable: {e}"))?;
     let gringo = find_gringo(args.gringo.as_deref())?;
@@ -97,6 +104,7 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
         timeout: Duration::from_secs_f64(args.timeout),
         gringo: gringo.as_ref().map(|(tool, _)| tool.clone()),
     };
+    let load_at_start = machine::load_average();
     let rows = measure_all(&games, &options);
     let context = Context {
         machine: machine::Machine::this(),
@@ -106,6 +114,7 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
         command: command_line(),
         runs: options.runs,
         timeout: options.timeout,
+        load: (load_at_start, machine::load_average()),
     };
     let written = write_results(&args.out, &rows, &context)?;
     print!("{}", summary::summary(&rows));
