@@ -119,6 +119,8 @@ fn draw(
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(y_label)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .draw()
             .map_err(err)?;
         if diagonal {
@@ -151,6 +153,15 @@ fn draw(
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// An axis label: whole numbers without decimals.
+fn tick(v: &f64) -> String {
+    if *v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// A plotting error as a message.
