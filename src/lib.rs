@@ -5,12 +5,14 @@
 //! one. [`load`] strings the first stages together.
 
 pub mod analysis;
+pub mod bench;
 pub mod engine;
 pub mod graph;
 pub mod ground;
 pub mod grounding;
 pub mod hash;
 pub mod load;
+pub mod oracle;
 pub mod program;
 pub mod reason;
 pub mod syntax;

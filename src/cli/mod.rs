@@ -3,12 +3,15 @@
 //! Exit codes: 0 success (warnings allowed), 1 input rejected, 2 usage, I/O or resource limit.
 
 mod atoms;
+mod bench;
 mod check;
 mod domains;
 mod export_asp;
 mod files;
 mod fmt;
+mod generate;
 mod ground;
+mod measure_child;
 mod output;
 mod validate;
 
@@ -107,6 +110,25 @@ enum Command {
     ///
     /// Example: gdlground validate examples/tictactoe.kif --playouts 100 --seed 7
     Validate(validate::Args),
+    /// Time gdlground against gringo game by game; write results.csv, report.md and SVG plots.
+    ///
+    /// For each game: gdlground's wall time (median of --runs, each a new process of this
+    /// executable running `ground GAME -o /dev/null -w W`), peak memory and counts; gringo's
+    /// time, peak memory and ground rules on the full ASP translation (negation kept) and on the
+    /// relaxed one; whether S* ⊆ S and |S*|/|S|. A game a tool cannot ground within --timeout,
+    /// or rejects, is a row with that status. Exits 1 if S* ⊄ S on some game.
+    ///
+    /// Example: gdlground bench examples/tictactoe.kif --series --runs 3 --out bench-results
+    Bench(bench::Args),
+    /// Write bigger versions of a few games (the scaling series of `bench --series`).
+    ///
+    /// Families: hex (n×n board), counter (steps 0..n), connectfour (n columns, 6 rows).
+    ///
+    /// Example: gdlground generate hex 11 13 15 --dir series
+    Generate(generate::Args),
+    /// Internal to `bench`: run a command, then report its wall time, peak memory and status.
+    #[command(hide = true)]
+    MeasureChild(measure_child::Args),
 }
 
 /// The `--syntax` values.
@@ -161,5 +183,8 @@ pub fn run() -> i32 {
         Command::Domains(args) => domains::run(&args),
         Command::ExportAsp(args) => export_asp::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Bench(args) => bench::run(&args),
+        Command::Generate(args) => generate::run(&args),
+        Command::MeasureChild(args) => measure_child::run(&args),
     }
 }

@@ -1,0 +1,200 @@
+//! `gdlground bench`: time gdlground against gringo game by game, and write the report.
+
+use super::{files, EXIT_REJECTED, EXIT_USAGE};
+use gdlground::bench::generate::{self, Family};
+use gdlground::bench::report::Context;
+use gdlground::bench::{game, machine, summary, write_results, Row};
+use gdlground::oracle::Tool;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Flags of `bench`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Game files or directories (searched for game files).
+    #[arg(value_name = "GAMES_OR_DIRS", required_unless_present = "series")]
+    games: Vec<PathBuf>,
+    /// Runs per measurement; the report gives the median time.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    runs: usize,
+    /// Worker counts for gdlground, comma-separated: one result row per count.
+    #[arg(
+        short,
+        long,
+        default_value = "1",
+        value_delimiter = ',',
+        value_name = "LIST"
+    )]
+    workers: Vec<usize>,
+    /// Where to write results.csv, report.md and the SVG plots (created if needed).
+    #[arg(long, default_value = "bench-results", value_name = "DIR")]
+    out: PathBuf,
+    /// The grounder to compare with (default: `gringo`, `clingo --mode=gringo` or
+    /// `python3 -m clingo --mode=gringo`, the first that runs).
+    ///
+    /// A program whose name starts with `clingo` is run with `--mode=gringo`.
+    #[arg(long, value_name = "PATH")]
+    gringo: Option<PathBuf>,
+    /// Stop a tool's run after this many seconds; the game's row then says `timeout`.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// Also generate the scaling series (hex 11×11 to 19×19, a counter to 100…1600, connect
+    /// four 7 to 112 columns wide) into DIR/series and benchmark them.
+    #[arg(long)]
+    series: bool,
+}
+
+/// Runs `bench`, returning the exit code: 0 when the report is written, 1 if S* ⊄ S on some
+/// game (a soundness bug), 2 on usage or I/O errors.
+pub fn run(args: &Args) -> i32 {
+    match bench(args) {
+        Ok(rows) if rows.iter().any(|r| r.subset == Some(false)) => EXIT_REJECTED,
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Measures every game, writes the results and prints the summary.
+fn bench(args: &Args) -> Result<Vec<Row>, String> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(format!(
+            "--timeout {} is not a positive number of seconds",
+            args.timeout
+        ));
+    }
+    if args.workers.contains(&0) {
+        return Err("--workers: a worker count must be at least 1".into());
+    }
+    let mut games =
+        files::expand(&args.games).map_err(|e| format!("cannot list the games: {e}"))?;
+    if let Some(missing) = games.iter().find(|g| !g.is_file()) {
+        return Err(format!(
+            "{}: no such game file\n  hint: give game files or directories",
+            missing.display()
+        ));
+    }
+    if args.series {
+        games.extend(write_series(&args.out.join("series"))?);
+    }
+    if games.is_empty() {
+        return Err(
+            "no game files found\n  hint: give .kif, .gdl, .hrf, .pl or .epilog files, \
+                    or directories holding them"
+                .into(),
+        );
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find gdlground's own executable: {e}"))?;
+    let gringo = find_gringo(args.gringo.as_deref())?;
+    match &gringo {
+        Some((tool, version)) => eprintln!("gringo: {tool} ({version})"),
+        None => eprintln!(
+            "warning: gringo/clingo not found: only gdlground is measured\n  \
+             hint: apt-get install gringo, pip install clingo==5.8.3, or --gringo PATH"
+        ),
+    }
+    let options = game::Options {
+        exe: exe.clone(),
+        runs: args.runs.max(1),
+        workers: args.workers.clone(),
+        timeout: Duration::from_secs_f64(args.timeout),
+        gringo: gringo.as_ref().map(|(tool, _)| tool.clone()),
+    };
+    let load_at_start = machine::load_average();
+    let rows = measure_all(&games, &options);
+    let context = Context {
+        machine: machine::Machine::this(),
+        date: machine::utc_now(),
+        ours: our_version(&exe),
+        gringo: gringo.map(|(tool, version)| (tool.to_string(), version)),
+        command: command_line(),
+        runs: options.runs,
+        timeout: options.timeout,
+        load: (load_at_start, machine::load_average()),
+    };
+    let written = write_results(&args.out, &rows, &context)?;
+    print!("{}", summary::summary(&rows));
+    for path in written {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(rows)
+}
+
+/// Measures `games` one after the other, with a progress bar on a terminal.
+fn measure_all(games: &[PathBuf], options: &game::Options) -> Vec<Row> {
+    let bar = ProgressBar::new(games.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let mut rows = Vec::new();
+    for game in games {
+        let name = game.display().to_string();
+        let mut step = |what: &str| bar.set_message(format!("{name}: {what}"));
+        rows.extend(game::measure(game, options, &mut step));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    rows
+}
+
+/// The grounder and its version line: `path` if given (it must run), else the first found.
+fn find_gringo(path: Option<&Path>) -> Result<Option<(Tool, String)>, String> {
+    let Some(path) = path else {
+        return Ok(Tool::find_gringo().map(|t| {
+            let version = t.version().unwrap_or_else(|| "version unknown".into());
+            (t, version)
+        }));
+    };
+    let tool = Tool::gringo_at(path);
+    match tool.version() {
+        Some(version) => Ok(Some((tool, version))),
+        None => Err(format!(
+            "{}: `{tool} --version` does not run\n  hint: --gringo takes the path of gringo \
+             or clingo",
+            path.display()
+        )),
+    }
+}
+
+/// Writes the standard scaling series into `dir`; their paths.
+fn write_series(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut paths = Vec::new();
+    for family in Family::ALL {
+        paths.extend(generate::write_games(dir, family, family.series())?);
+    }
+    Ok(paths)
+}
+
+/// gdlground's version, with `git describe` of the checkout the executable was built in when
+/// there is one.
+fn our_version(exe: &Path) -> String {
+    let version = format!("gdlground {}", env!("CARGO_PKG_VERSION"));
+    let commit = exe.parent().and_then(|dir| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["describe", "--always", "--dirty"])
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    });
+    match commit {
+        Some(c) if !c.is_empty() => format!("{version} (commit {c})"),
+        _ => version,
+    }
+}
+
+/// The command line, with the program called `gdlground`.
+fn command_line() -> String {
+    let mut words = vec!["gdlground".to_string()];
+    words.extend(std::env::args().skip(1));
+    words.join(" ")
+}
