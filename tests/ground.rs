@@ -172,3 +172,27 @@ fn json_output_lists_atoms_facts_and_rules() {
         assert!(text.contains(key), "{key}");
     }
 }
+
+/// GDL.md §2: `does(R,M) :- legal(R,M)` is part of the relaxed program even when no rule reads
+/// `does`: the moves are in S* (and counted as actions) all the same.
+#[test]
+fn moves_are_in_the_superset_when_no_rule_reads_does() {
+    let dir = scratch("no-does");
+    let game = dir.join("counter.kif");
+    std::fs::write(
+        &game,
+        "(role c) (init (step 0)) (succ 0 1) (succ 1 2)
+         (<= (legal c tick) (true (step ?x)))
+         (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+         (<= terminal (true (step 2))) (goal c 100)",
+    )
+    .expect("game written");
+    let out = gdlground(&["atoms", &game.display().to_string()]);
+    let atoms = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(atoms.lines().any(|l| l == "(does c tick)"), "{atoms}");
+}

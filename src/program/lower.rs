@@ -28,6 +28,9 @@ pub fn lower(statements: &[Statement], model: Model) -> (Program, Vec<Diagnostic
             } => lowerer.operation(action, conditions, effects, *span),
         }
     }
+    if model == Model::Classic {
+        lowerer.dynamics_relations();
+    }
     let Lowerer {
         program,
         mut diagnostics,
@@ -424,6 +427,22 @@ impl Lowerer {
         let rel = self.relation(&atom.name, atom.args.len());
         let args = atom.args.iter().map(|t| self.term(t, scope)).collect();
         Atom { rel, args }
+    }
+
+    /// Interns `true`/1 and `does`/2 even where no rule mentions them: the dynamics of GDL.md
+    /// §2 derive them from `init`, `next` and `legal` (a game whose rules never read `does`
+    /// still has moves), and the engine needs relations to put their atoms in.
+    fn dynamics_relations(&mut self) {
+        for (name, arity) in [("true", 1), ("does", 2)] {
+            let sym = self.program.symbols.intern(name);
+            if let std::collections::hash_map::Entry::Vacant(e) =
+                self.relation_ids.entry((sym, arity))
+            {
+                e.insert(self.program.relations.len() as RelId);
+                self.program.relations.push(Relation { name: sym, arity });
+                self.program.relation_spans.push(Span::default());
+            }
+        }
     }
 
     /// The id of relation `name`/`arity`, reporting a clash with an earlier arity.
