@@ -3,8 +3,9 @@
 //!
 //! Input: a classic [`Program`] and [`Options`]. Output: an [`Instantiation`]: the atoms of
 //! S* and, for each rule with a dynamic head, its instances with static literals evaluated.
-//! Invariant: only this module imports timely or differential-dataflow; the output is sorted,
-//! so any number of workers gives the same result.
+//! Invariant: only this module imports timely or differential-dataflow; the atoms are sorted
+//! and the instances a set (each once, unordered; the ground stage sorts what it keeps), so
+//! any number of workers gives the same ground program.
 
 mod builtin;
 mod dataflow;
@@ -125,7 +126,7 @@ pub struct Instantiation {
     pub atoms: Vec<(RelId, Row)>,
     /// Whether each relation is static (its atoms in S* are exactly the true ones).
     pub is_static: Vec<bool>,
-    /// Instances of rules with dynamic heads, in a deterministic order (by rule plan, then
-    /// binding).
+    /// Instances of rules with dynamic heads, each once, in no particular order (the ground
+    /// stage sorts what it keeps).
     pub instances: Vec<Instance>,
 }

@@ -73,11 +73,6 @@ impl Ranges {
         Ranges(vec![UNBOUND; vars])
     }
 
-    /// How many variables it has room for.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     fn clear(&mut self) {
         self.0.iter_mut().for_each(|r| *r = UNBOUND);
     }

@@ -16,11 +16,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use timely::dataflow::ProbeHandle;
 
-/// What one worker gathers: atoms by relation, bindings by rule plan.
-type Gathered = (Vec<(RelId, Row, Diff)>, Vec<(usize, Row, Diff)>);
+/// What one worker gathers: atoms by relation, and instances.
+type Gathered = (Vec<(RelId, Row, Diff)>, Vec<Instance>);
 
-/// What a run yields: atoms by relation, bindings by rule plan, consolidated.
-type Outcome = (Vec<(RelId, Row)>, Vec<(usize, Row)>);
+/// What a run yields: atoms by relation (consolidated, sorted) and instances.
+type Outcome = (Vec<(RelId, Row)>, Vec<Instance>);
 
 /// Relations' rows, by relation.
 type Tables = BTreeMap<RelId, Vec<Row>>;
@@ -41,7 +41,8 @@ pub fn instantiate(
     let atom_count = Arc::new(AtomicUsize::new(0));
     let facts = Stats::new(facts(program, encoding), arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
-    let (exact_atoms, _) = run(&exact, Tables::new(), options, &limits, &atom_count)?;
+    let templates = Arc::new(Instances::new(program, encoding, &exact));
+    let (exact_atoms, _) = run(&templates, Tables::new(), options, &limits, &atom_count)?;
     let mut given = Tables::new();
     for (rel, row) in exact_atoms {
         given.entry(rel).or_default().push(row);
@@ -49,14 +50,14 @@ pub fn instantiate(
     let stats = Stats::new(given, arities);
     let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
     let given = stats.into_rows();
-    let (rest, bindings) = run(&plan, given.clone(), options, &limits, &atom_count)?;
+    let templates = Arc::new(Instances::new(program, encoding, &plan));
+    let (rest, instances) = run(&templates, given.clone(), options, &limits, &atom_count)?;
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
         .chain(rest)
         .collect();
     atoms.sort_unstable();
-    let instances = Instances::new(program, encoding, &plan).build(bindings);
     Ok(Instantiation {
         atoms,
         is_static: plan.is_static.clone(),
@@ -90,17 +91,18 @@ fn facts(program: &Program, encoding: &Encoding) -> Tables {
     tables
 }
 
-/// Runs `plan` on timely workers with the relations `given`, returning the atoms of the
-/// relations it computes and the bindings of its rules with dynamic heads, consolidated.
+/// Runs the plan of `templates` on timely workers with the relations `given`, returning the
+/// atoms of the relations it computes and the instances of its rules with dynamic heads. The
+/// workers consolidate the bindings and instantiate the rules themselves, in parallel.
 fn run(
-    plan: &Arc<Plan>,
+    templates: &Arc<Instances>,
     given: Tables,
     options: &Options,
     limits: &Arc<Limits>,
     atom_count: &Arc<AtomicUsize>,
 ) -> Result<Outcome, EngineError> {
-    let (p, l, count, deadline, max_atoms) = (
-        plan.clone(),
+    let (t, l, count, deadline, max_atoms) = (
+        templates.clone(),
         limits.clone(),
         atom_count.clone(),
         options.deadline,
@@ -110,7 +112,8 @@ fn run(
     let config = timely::Config::process(options.workers.max(1));
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
-        let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
+        let instances: Rc<RefCell<Vec<Instance>>> = Rc::default();
+        let p = &t.plan;
         let probe = ProbeHandle::new();
         let dataflow_id = worker.next_dataflow_index();
         let (mut unit_input, mut inputs) = worker.dataflow::<u32, _, _>(|scope| {
@@ -122,7 +125,7 @@ fn run(
                 inputs.push((rel, handle));
                 relations.insert(rel, rows);
             }
-            let outputs = dataflow::build(scope, &p, unit, relations, &l);
+            let outputs = dataflow::build(scope, p, unit, relations, &l);
             for (rel, rows) in outputs.relations {
                 let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
                 rows.inspect(move |(row, _, diff)| {
@@ -138,8 +141,17 @@ fn run(
                 if rule.source.is_none() || p.is_static[rule.head_rel as usize] {
                     continue;
                 }
-                let sink = bindings.clone();
-                rows.inspect(move |(row, _, diff)| sink.borrow_mut().push((r, row.clone(), *diff)))
+                let (sink, templates) = (instances.clone(), t.clone());
+                let mut ranges = Ranges::new(rule.vars);
+                // All updates are at time 0: consolidated, each binding comes once, with its
+                // final multiplicity (an antijoin's retractions cancelled).
+                rows.consolidate()
+                    .inspect(move |(row, _, diff)| {
+                        if *diff > 0 {
+                            let instance = templates.instance(r, row, &mut ranges);
+                            sink.borrow_mut().extend(instance);
+                        }
+                    })
                     .probe_with(&probe);
             }
             (input, inputs)
@@ -168,21 +180,21 @@ fn run(
             worker.step();
         }
         let atoms = std::mem::take(&mut *atoms.borrow_mut());
-        let bindings = std::mem::take(&mut *bindings.borrow_mut());
-        (atoms, bindings)
+        let instances = std::mem::take(&mut *instances.borrow_mut());
+        (atoms, instances)
     })
     .map_err(EngineError::Worker)?;
     let mut all_atoms = Vec::new();
-    let mut all_bindings = Vec::new();
+    let mut all_instances = Vec::new();
     for result in guards.join() {
-        let (a, b) = result.map_err(EngineError::Worker)?;
+        let (a, i) = result.map_err(EngineError::Worker)?;
         all_atoms.extend(a);
-        all_bindings.extend(b);
+        all_instances.extend(i);
     }
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
     }
-    Ok((consolidate(all_atoms), consolidate(all_bindings)))
+    Ok((consolidate(all_atoms), all_instances))
 }
 
 /// The records whose multiplicities add up to a positive number, sorted.
@@ -209,14 +221,14 @@ fn consolidate<K: Ord + Clone>(mut updates: Vec<(K, Row, Diff)>) -> Vec<(K, Row)
 type KeptLiteral = (bool, RelId, Pattern);
 
 /// Turns bindings into instances: the head and the dynamic body literals, instantiated.
-struct Instances<'a> {
-    plan: &'a Plan,
+struct Instances {
+    plan: Arc<Plan>,
     /// Per program rule: its head pattern and the literals kept in instances.
     rules: Vec<(Pattern, Vec<KeptLiteral>)>,
 }
 
-impl<'a> Instances<'a> {
-    fn new(program: &Program, encoding: &Encoding, plan: &'a Plan) -> Instances<'a> {
+impl Instances {
+    fn new(program: &Program, encoding: &Encoding, plan: &Arc<Plan>) -> Instances {
         let rules = program
             .rules
             .iter()
@@ -237,42 +249,38 @@ impl<'a> Instances<'a> {
                 (pattern(program, encoding, &rule.head.args), kept)
             })
             .collect();
-        Instances { plan, rules }
+        Instances {
+            plan: plan.clone(),
+            rules,
+        }
     }
 
-    fn build(&self, bindings: Vec<(usize, Row)>) -> Vec<Instance> {
-        let mut out = Vec::with_capacity(bindings.len());
-        let mut ranges: Option<Ranges> = None;
-        for (r, binding) in bindings {
-            let plan = &self.plan.rules[r];
-            let Some(source) = plan.source else { continue };
-            let ranges = ranges.get_or_insert_with(|| Ranges::new(0));
-            if ranges.len() < plan.vars {
-                *ranges = Ranges::new(plan.vars);
-            }
-            ranges.read_binding(&plan.binding, &binding, &self.plan.arities);
-            let (head, kept) = &self.rules[source];
-            let mut head_row = Row::new();
-            ranges.instantiate(head, &binding, &mut head_row);
-            let body = kept
-                .iter()
-                .map(|(negated, rel, p)| {
-                    let mut args = Row::new();
-                    ranges.instantiate(p, &binding, &mut args);
-                    GroundLiteral {
-                        negated: *negated,
-                        rel: *rel,
-                        args,
-                    }
-                })
-                .collect();
-            out.push(Instance {
-                rule: source,
-                head_rel: plan.head_rel,
-                head: head_row,
-                body,
-            });
-        }
-        out
+    /// The instance of rule plan `r` for `binding` (`None` for the dynamics rules, which are
+    /// not rules of the program); `ranges` is scratch room for the plan's variables.
+    fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges) -> Option<Instance> {
+        let plan = &self.plan.rules[r];
+        let source = plan.source?;
+        ranges.read_binding(&plan.binding, binding, &self.plan.arities);
+        let (head, kept) = &self.rules[source];
+        let mut head_row = Row::new();
+        ranges.instantiate(head, binding, &mut head_row);
+        let body = kept
+            .iter()
+            .map(|(negated, rel, p)| {
+                let mut args = Row::new();
+                ranges.instantiate(p, binding, &mut args);
+                GroundLiteral {
+                    negated: *negated,
+                    rel: *rel,
+                    args,
+                }
+            })
+            .collect();
+        Some(Instance {
+            rule: source,
+            head_rel: plan.head_rel,
+            head: head_row,
+            body,
+        })
     }
 }

@@ -47,7 +47,11 @@ pub struct Counts {
 }
 
 impl GroundProgram {
-    /// Builds and simplifies the ground program of `instantiation`.
+    /// Builds and simplifies the ground program of `instantiation`: static literals and
+    /// impossible negations dropped, then facts propagated to a fixpoint (a rule whose
+    /// positive literals are all facts and that has no negative literal left is a fact; a
+    /// rule with a negated fact is dead; a rule for a fact is redundant). The result does
+    /// not depend on the order of the instances.
     pub fn new(instantiation: &Instantiation) -> GroundProgram {
         let atoms = instantiation.atoms.clone();
         let index: FastMap<(RelId, &Row), AtomId> = atoms
@@ -77,15 +81,11 @@ impl GroundProgram {
             // A body is a set: repeated literals and other orders are the same rule.
             body.sort_unstable();
             body.dedup();
-            if body.is_empty() {
-                is_fact[head as usize] = true;
-            } else {
-                rules.push(GroundRule { head, body });
-            }
+            rules.push(GroundRule { head, body });
         }
         rules.sort_unstable();
         rules.dedup();
-        rules.retain(|r| !is_fact[r.head as usize]);
+        propagate_facts(&mut rules, &mut is_fact);
         let facts = (0..atoms.len() as AtomId)
             .filter(|&a| is_fact[a as usize])
             .collect();
@@ -110,6 +110,98 @@ impl GroundProgram {
             atoms: self.atoms.len(),
             facts: self.facts.len(),
             rules: self.rules.len(),
+        }
+    }
+}
+
+/// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
+/// removes itself from positive bodies and kills the rules that negate it. Leaves the live
+/// rules for atoms that are not facts, bodies without facts, in their (sorted) order.
+fn propagate_facts(rules: &mut Vec<GroundRule>, is_fact: &mut [bool]) {
+    // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
+    let mut starts = vec![0usize; is_fact.len() + 1];
+    for rule in rules.iter() {
+        rule.body
+            .iter()
+            .for_each(|&(_, a)| starts[a as usize + 1] += 1);
+    }
+    for a in 0..is_fact.len() {
+        starts[a + 1] += starts[a];
+    }
+    let mut fill = starts.clone();
+    let mut occurrences = vec![(0u32, false); starts[is_fact.len()]];
+    for (r, rule) in rules.iter().enumerate() {
+        for &(negated, a) in &rule.body {
+            occurrences[fill[a as usize]] = (r as u32, negated);
+            fill[a as usize] += 1;
+        }
+    }
+    let mut open: Vec<u32> = rules.iter().map(|r| r.body.len() as u32).collect();
+    let mut dead = vec![false; rules.len()];
+    let mut queue: Vec<AtomId> = Vec::new();
+    for rule in rules.iter() {
+        if rule.body.is_empty() && !is_fact[rule.head as usize] {
+            is_fact[rule.head as usize] = true;
+            queue.push(rule.head);
+        }
+    }
+    while let Some(a) = queue.pop() {
+        for &(r, negated) in &occurrences[starts[a as usize]..starts[a as usize + 1]] {
+            let r = r as usize;
+            if dead[r] {
+                continue;
+            }
+            if negated {
+                dead[r] = true;
+                continue;
+            }
+            open[r] -= 1;
+            let head = rules[r].head as usize;
+            if open[r] == 0 && !is_fact[head] {
+                is_fact[head] = true;
+                queue.push(head as AtomId);
+            }
+        }
+    }
+    let mut r = 0;
+    rules.retain_mut(|rule| {
+        let keep = !dead[r] && !is_fact[rule.head as usize];
+        r += 1;
+        if keep {
+            rule.body.retain(|&(_, a)| !is_fact[a as usize]);
+        }
+        keep
+    });
+    rules.sort_unstable();
+    rules.dedup();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(head: AtomId, body: &[(bool, AtomId)]) -> GroundRule {
+        GroundRule {
+            head,
+            body: body.to_vec(),
+        }
+    }
+
+    /// Regression: facts were only recognised in bodies processed after the rule that made
+    /// them, so the output depended on the order of the instances (and on `-w`).
+    #[test]
+    fn facts_propagate_to_a_fixpoint_in_any_order() {
+        let rules = vec![
+            rule(1, &[(false, 0)]),
+            rule(0, &[]),
+            rule(2, &[(true, 1), (false, 3)]),
+            rule(4, &[(false, 1), (false, 3)]),
+        ];
+        for rules in [rules.clone(), rules.into_iter().rev().collect()] {
+            let (mut rules, mut is_fact) = (rules, vec![false; 5]);
+            propagate_facts(&mut rules, &mut is_fact);
+            assert_eq!(is_fact, vec![true, true, false, false, false]);
+            assert_eq!(rules, vec![rule(4, &[(false, 3)])]);
         }
     }
 }
