@@ -177,7 +177,9 @@ fn run(
                 worker.drop_dataflow(dataflow_id);
                 break;
             }
-            worker.step();
+            // Park (briefly) rather than spin when idle: on a busy machine a spinning worker
+            // takes the core its peer needs.
+            worker.step_or_park(Some(std::time::Duration::from_millis(1)));
         }
         let atoms = std::mem::take(&mut *atoms.borrow_mut());
         let instances = std::mem::take(&mut *instances.borrow_mut());
