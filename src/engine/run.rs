@@ -42,16 +42,19 @@ pub fn instantiate(
     let facts = Stats::new(facts(program, encoding), arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
     let templates = Arc::new(Instances::new(program, encoding, &exact));
-    let (exact_atoms, _) = run(&templates, Tables::new(), options, &limits, &atom_count)?;
+    let none = Arc::new(Tables::new());
+    let (exact_atoms, _) = run(&templates, &none, options, &limits, &atom_count)?;
     let mut given = Tables::new();
     for (rel, row) in exact_atoms {
         given.entry(rel).or_default().push(row);
     }
     let stats = Stats::new(given, arities);
     let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
-    let given = stats.into_rows();
+    let given = Arc::new(stats.into_rows());
     let templates = Arc::new(Instances::new(program, encoding, &plan));
-    let (rest, instances) = run(&templates, given.clone(), options, &limits, &atom_count)?;
+    let (rest, instances) = run(&templates, &given, options, &limits, &atom_count)?;
+    // The workers are done with their shares of `given`: take the rows back without a copy.
+    let given = Arc::try_unwrap(given).unwrap_or_else(|shared| (*shared).clone());
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
@@ -96,7 +99,7 @@ fn facts(program: &Program, encoding: &Encoding) -> Tables {
 /// workers consolidate the bindings and instantiate the rules themselves, in parallel.
 fn run(
     templates: &Arc<Instances>,
-    given: Tables,
+    given: &Arc<Tables>,
     options: &Options,
     limits: &Arc<Limits>,
     atom_count: &Arc<AtomicUsize>,
@@ -108,7 +111,7 @@ fn run(
         options.deadline,
         options.max_atoms,
     );
-    let given = Arc::new(given);
+    let given = given.clone();
     let config = timely::Config::process(options.workers.max(1));
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();

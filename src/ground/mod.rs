@@ -83,8 +83,6 @@ impl GroundProgram {
             body.dedup();
             rules.push(GroundRule { head, body });
         }
-        rules.sort_unstable();
-        rules.dedup();
         propagate_facts(&mut rules, &mut is_fact);
         let facts = (0..atoms.len() as AtomId)
             .filter(|&a| is_fact[a as usize])
@@ -116,7 +114,7 @@ impl GroundProgram {
 
 /// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
 /// removes itself from positive bodies and kills the rules that negate it. Leaves the live
-/// rules for atoms that are not facts, bodies without facts, in their (sorted) order.
+/// rules for atoms that are not facts, bodies without facts, sorted and each once.
 fn propagate_facts(rules: &mut Vec<GroundRule>, is_fact: &mut [bool]) {
     // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
     let mut starts = vec![0usize; is_fact.len() + 1];
