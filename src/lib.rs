@@ -18,5 +18,7 @@ pub mod reason;
 pub mod syntax;
 pub mod write;
 
-pub use grounding::{ground, GroundError, Grounded};
+pub use grounding::{
+    ground, ground_with, GroundError, Grounded, LoopOptions, LoopReport, Superset,
+};
 pub use load::{read_game, Game, LoadError};

@@ -6,6 +6,8 @@
 //! rule's instances over them) and the engine's (what is actually derivable). The chapter
 //! states two derived counts wrongly; the tests assert what is right and say why.
 
+mod support;
+
 use gdlground::analysis::domains::{Domains, Size, Unbounded};
 use gdlground::engine::Options;
 use gdlground::program::encoding::Encoding;
@@ -13,7 +15,7 @@ use gdlground::program::{Builtin, Literal, Program, RelId};
 use gdlground::{ground, read_game, Grounded};
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use support::gdlground;
 
 /// The path of a file under the crate.
 fn here(rel: &str) -> String {
@@ -61,14 +63,6 @@ fn values(program: &Program, domains: &Domains, rel: RelId, index: usize) -> Vec
             s
         })
         .collect()
-}
-
-/// Runs the binary with `args`.
-fn gdlground(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args(args)
-        .output()
-        .expect("the gdlground binary runs")
 }
 
 #[test]

@@ -6,7 +6,6 @@
 //! one line per game with |S*| and |S|:
 //! `GDLGROUND_CORPUS=all cargo test --release --test superset -- --nocapture`.
 
-#[allow(dead_code)]
 mod support;
 
 use std::collections::BTreeSet;

@@ -5,7 +5,6 @@
 //! Without the corpus the corpus tests skip, and without clingo the oracle test skips, each
 //! with a message on stderr (and fail when `CI=true`).
 
-#[allow(dead_code)] // each test binary uses its own part of the shared helpers
 mod support;
 
 use gdlground::engine::Row;
@@ -15,13 +14,10 @@ use gdlground::reason::{Answers, JointMove, Reasoner};
 use gdlground::write::{self, ground::AtomText, Notation};
 use gdlground::{read_game, Game};
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use support::oracle;
 
-/// The corpus of real games, beside the crate.
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/games");
+use std::path::Path;
+use std::process::Command;
+use support::{corpus, in_ci, oracle, skip};
 
 /// Small and medium corpus games (each grounds in well under 2 s) across the collections.
 const CORPUS_GAMES: [&str; 10] = [
@@ -36,27 +32,6 @@ const CORPUS_GAMES: [&str; 10] = [
     "gresley/maze.kif",
     "chiaras/threepuzzle.kif",
 ];
-
-/// Whether the tests run in CI, where nothing may be skipped.
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
-
-/// Says on stderr (not captured by the harness) that a test skips.
-fn skip(why: &str) {
-    let _ = std::io::stderr().write_all(format!("SKIPPED: {why}\n").as_bytes());
-}
-
-/// The corpus folder, or `None` after a skip note (a failure under `CI=true`).
-fn corpus() -> Option<PathBuf> {
-    let root = Path::new(CORPUS);
-    if root.is_dir() {
-        return Some(root.to_path_buf());
-    }
-    assert!(!in_ci(), "the game corpus {CORPUS} is missing; CI needs it");
-    skip(&format!("the game corpus {CORPUS} is missing"));
-    None
-}
 
 /// Runs `gdlground validate GAME ARGS...`: the exit code, stdout and stderr.
 fn validate(game: &Path, args: &[&str]) -> (Option<i32>, String, String) {

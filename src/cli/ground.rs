@@ -1,11 +1,12 @@
 //! `gdlground ground`: write the ground game and its counts.
 
 use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_USAGE};
-use gdlground::engine::{EngineError, Options};
+use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::syntax::Syntax;
 use gdlground::write::{self, ground::AtomText, Notation};
-use gdlground::{ground, GroundError};
+use gdlground::{ground_with, GroundError, Grounded, LoopOptions, Superset};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Flags of `ground`.
@@ -46,6 +47,35 @@ pub struct EngineArgs {
     /// Stop with an error when S* grows past this many atoms.
     #[arg(long, default_value_t = 50_000_000, value_name = "N")]
     max_atoms: usize,
+    /// The superset of the reachable atoms that rules are instantiated over [default:
+    /// reachable].
+    #[arg(long, value_enum, value_name = "MODE")]
+    superset: Option<SupersetArg>,
+    /// With `--superset domain-loop`: ground over the loop's fixpoint itself, skipping the
+    /// final pass (a correct ground program, less tight than over S*).
+    #[arg(long, requires = "superset")]
+    no_final_pass: bool,
+    /// With `--superset domain-loop`: run each round in a fresh dataflow instead of
+    /// retracting from the live one (the baseline the incremental loop is measured against).
+    #[arg(long, requires = "superset")]
+    loop_recompute: bool,
+    /// With `--superset domain-loop`: print each round on stderr (rows removed from `true`
+    /// and `does`, derived atoms, milliseconds), then the fixpoint's sizes.
+    #[arg(long, requires = "superset")]
+    trace: bool,
+}
+
+/// The `--superset` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SupersetArg {
+    /// S*: the least fixpoint of the relaxed program (GDL.md §2), computed directly.
+    Reachable,
+    /// The domain-graph method: `true` and `does` seeded with the domain graph's instances
+    /// (see `gdlground domains`); derive; keep true(t) only if init(t) or next(t) was
+    /// derived and does(r,m) only if legal(r,m) was; repeat, retracting from the live
+    /// dataflow, until nothing shrinks. Then the final pass computes S* directly and checks
+    /// that the loop's fixpoint contains it (skip it with --no-final-pass).
+    DomainLoop,
 }
 
 impl EngineArgs {
@@ -59,6 +89,56 @@ impl EngineArgs {
                 .deadline
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(|s| start + Duration::from_secs_f64(s)),
+        }
+    }
+
+    /// The superset mode these flags ask for; with `--trace`, rounds print on stderr.
+    pub fn superset(&self) -> Superset {
+        if self.superset != Some(SupersetArg::DomainLoop) {
+            return Superset::Reachable;
+        }
+        let trace = self.trace;
+        Superset::DomainLoop(LoopOptions {
+            final_pass: !self.no_final_pass,
+            strategy: if self.loop_recompute {
+                Strategy::Recompute
+            } else {
+                Strategy::Incremental
+            },
+            on_round: Arc::new(move |round: &Round| {
+                if trace {
+                    eprintln!(
+                        "loop round {}: {} derived atoms, removes {} true and {} does ({:.1} ms)",
+                        round.index,
+                        round.atoms,
+                        round.removed.first().copied().unwrap_or(0),
+                        round.removed.get(1).copied().unwrap_or(0),
+                        round.elapsed.as_secs_f64() * 1000.0
+                    );
+                }
+            }),
+        })
+    }
+
+    /// Prints the loop's outcome when `--trace` asked for it.
+    pub fn report(&self, grounded: &Grounded) {
+        let Some(report) = grounded.reduction.as_ref().filter(|_| self.trace) else {
+            return;
+        };
+        let kept: Vec<String> = report
+            .shrunk
+            .iter()
+            .map(|(name, seeded, kept)| format!("{name} {kept} of {seeded}"))
+            .collect();
+        eprintln!(
+            "loop fixpoint after {} rounds: {}; {} atoms ({:.1} ms)",
+            report.rounds.len(),
+            kept.join(", "),
+            report.fixpoint_atoms,
+            report.elapsed.as_secs_f64() * 1000.0
+        );
+        if let Some(atoms) = report.reachable {
+            eprintln!("final pass: S* has {atoms} atoms, all in the loop's fixpoint");
         }
     }
 }
@@ -85,8 +165,11 @@ pub fn load_and_ground(
     for w in &game.warnings {
         eprint!("{}", w.render(&game.source));
     }
-    match ground(&game.program, &engine.options(start)) {
-        Ok(g) => Ok((game, g)),
+    match ground_with(&game.program, &engine.options(start), &engine.superset()) {
+        Ok(g) => {
+            engine.report(&g);
+            Ok((game, g))
+        }
         Err(e) => {
             let encoding = gdlground::program::encoding::Encoding::new(&game.program);
             eprint!(
@@ -137,7 +220,10 @@ pub fn run(args: &Args) -> i32 {
     }
     let ms = start.elapsed().as_millis();
     match args.stats.as_deref() {
-        Some("json") => eprintln!("{}", write::ground::stats_json(&counts, Some(ms))),
+        Some("json") => eprintln!(
+            "{}",
+            write::ground::stats_json(&counts, Some(ms), grounded.reduction.as_ref())
+        ),
         Some(_) => eprintln!(
             "{}: {}",
             game.source.name,

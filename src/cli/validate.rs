@@ -6,7 +6,7 @@ use gdlground::engine::EngineError;
 use gdlground::program::encoding::Encoding;
 use gdlground::program::Model;
 use gdlground::reason::playout::{self, Options};
-use gdlground::{ground, read_game, GroundError, LoadError};
+use gdlground::{ground_with, read_game, GroundError, LoadError};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -54,8 +54,12 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("{name}: error: validate does not support operation games (.hrf) yet");
         return EXIT_USAGE;
     }
-    let grounded = match ground(&game.program, &args.engine.options(start)) {
-        Ok(g) => g,
+    let superset = args.engine.superset();
+    let grounded = match ground_with(&game.program, &args.engine.options(start), &superset) {
+        Ok(g) => {
+            args.engine.report(&g);
+            g
+        }
         Err(e) => {
             let encoding = Encoding::new(&game.program);
             eprint!("{name}: {}", e.render(&game.program, &encoding));

@@ -9,17 +9,20 @@
 
 mod builtin;
 mod dataflow;
+mod instances;
 mod pattern;
 mod plan;
+mod reduce;
 mod run;
 mod stats;
 
 pub use pattern::Row;
-pub use run::instantiate;
+pub use reduce::{reduce, Reduction, Strategy};
+pub use run::{instantiate, Round, Tables};
 
 use crate::program::RelId;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// How to run the engine.
@@ -73,6 +76,15 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits of `options`, none exceeded yet.
+    fn new(options: &Options) -> Arc<Limits> {
+        Arc::new(Limits {
+            max_depth: options.max_depth,
+            stop: AtomicBool::new(false),
+            reason: Mutex::new(None),
+        })
+    }
+
     /// Records that `rel(atom)` is nested too deep; every worker stops at its next step.
     fn exceeded(&self, rel: RelId, atom: &Row) {
         self.fail(EngineError::TooDeep {

@@ -98,6 +98,9 @@ pub enum Part {
     Exact,
     /// The other rules and the dynamics rules; the exact relations are given.
     Rest,
+    /// The other rules without the dynamics rules: the exact relations, `true` and `does`
+    /// are given (the domain-graph reduction loop's current sets).
+    Loop,
 }
 
 impl Plan {

@@ -1,29 +1,25 @@
 //! Running the dataflow on timely workers and gathering a deterministic result.
 
 use super::dataflow::{self, Diff};
-use super::pattern::{pattern, Item, Pattern, Ranges, Row};
+use super::instances::Instances;
+use super::pattern::{pattern, Item, Ranges, Row};
 use super::plan::{Part, Plan};
 use super::stats::Stats;
-use super::{EngineError, GroundLiteral, Instance, Instantiation, Limits, Options};
+use super::{EngineError, Instance, Instantiation, Limits, Options};
+use crate::hash::FastMap;
 use crate::program::encoding::Encoding;
-use crate::program::{Literal, Program, RelId};
+use crate::program::{Program, RelId};
 use differential_dataflow::input::Input;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::Instant;
 use timely::dataflow::ProbeHandle;
 
-/// What one worker gathers: atoms by relation, and instances.
-type Gathered = (Vec<(RelId, Row, Diff)>, Vec<Instance>);
-
-/// What a run yields: atoms by relation (consolidated, sorted) and instances.
-type Outcome = (Vec<(RelId, Row)>, Vec<Instance>);
-
 /// Relations' rows, by relation.
-type Tables = BTreeMap<RelId, Vec<Row>>;
+pub type Tables = BTreeMap<RelId, Vec<Row>>;
 
 /// Computes S* and the ground instances of `program` (classic model), in two runs: the
 /// exactly computed static relations first, then the rest, planned with their sizes known.
@@ -32,40 +28,58 @@ pub fn instantiate(
     encoding: &Encoding,
     options: &Options,
 ) -> Result<Instantiation, EngineError> {
+    let limits = Limits::new(options);
+    let stats = exact(program, encoding, options, &limits, Tables::new())?;
+    let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
+    let given = Arc::new(stats.into_rows());
+    let templates = Arc::new(Instances::new(program, encoding, &plan));
+    let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
+    Ok(gather(&plan, given, rest, instances))
+}
+
+/// Computes the exactly computed static relations of `program` (the first run) and returns
+/// statistics over their rows together with the rows of `more` (relations given to the
+/// second run).
+pub fn exact(
+    program: &Program,
+    encoding: &Encoding,
+    options: &Options,
+    limits: &Arc<Limits>,
+    more: Tables,
+) -> Result<Stats, EngineError> {
     let arities = Arc::new(encoding.arities());
-    let limits = Arc::new(Limits {
-        max_depth: options.max_depth,
-        stop: AtomicBool::new(false),
-        reason: Mutex::new(None),
-    });
-    let atom_count = Arc::new(AtomicUsize::new(0));
     let facts = Stats::new(facts(program, encoding), arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
     let templates = Arc::new(Instances::new(program, encoding, &exact));
     let none = Arc::new(Tables::new());
-    let (exact_atoms, _) = run(&templates, &none, options, &limits, &atom_count)?;
-    let mut given = Tables::new();
+    let (exact_atoms, _, _) = run(&templates, &none, options, limits, None)?;
+    let mut given = more;
     for (rel, row) in exact_atoms {
         given.entry(rel).or_default().push(row);
     }
-    let stats = Stats::new(given, arities);
-    let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
-    let given = Arc::new(stats.into_rows());
-    let templates = Arc::new(Instances::new(program, encoding, &plan));
-    let (rest, instances) = run(&templates, &given, options, &limits, &atom_count)?;
+    Ok(Stats::new(given, arities))
+}
+
+/// The result of a second run: the given relations' rows and the computed atoms, sorted.
+pub fn gather(
+    plan: &Plan,
+    given: Arc<Tables>,
+    computed: Vec<(RelId, Row)>,
+    instances: Vec<Instance>,
+) -> Instantiation {
     // The workers are done with their shares of `given`: take the rows back without a copy.
     let given = Arc::try_unwrap(given).unwrap_or_else(|shared| (*shared).clone());
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
-        .chain(rest)
+        .chain(computed)
         .collect();
     atoms.sort_unstable();
-    Ok(Instantiation {
+    Instantiation {
         atoms,
         is_static: plan.is_static.clone(),
         instances,
-    })
+    }
 }
 
 /// The rows of the relations defined by ground facts only: what is known before running.
@@ -94,28 +108,86 @@ fn facts(program: &Program, encoding: &Encoding) -> Tables {
     tables
 }
 
+/// How a run shrinks relations it is given, round after round: the domain-graph reduction
+/// loop (GDL.md §2, steps 3–5). After each round every row of a shrinking relation that none
+/// of its supporting relations derived is retracted from the running dataflow, which updates
+/// incrementally; the run ends when a round retracts nothing.
+pub struct Shrinking {
+    /// Each shrinking relation (given) and the relations whose atoms keep its rows (`true`:
+    /// `init` and `next`; `does`: `legal`).
+    pub relations: Vec<(RelId, Vec<RelId>)>,
+    /// Called after each round, on one worker.
+    pub on_round: Arc<dyn Fn(&Round) + Send + Sync>,
+}
+
+/// One round of the reduction loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// 0 for the derivation from the seeds, then 1, 2, …
+    pub index: usize,
+    /// Rows the round retracts, per shrinking relation (in [`Shrinking::relations`] order).
+    pub removed: Vec<usize>,
+    /// Atoms of the derived (not given) relations after the round.
+    pub atoms: usize,
+    /// How long the round's derivation took.
+    pub elapsed: std::time::Duration,
+}
+
+/// The workers' shared state for a shrinking run: a barrier and each round's retractions.
+struct Rounds {
+    control: Arc<Shrinking>,
+    barrier: Barrier,
+    removed: Mutex<Vec<Vec<usize>>>,
+}
+
+/// What a worker gathers: atoms by relation, with multiplicities, instances, and the rows it
+/// retracted from shrinking relations.
+type Gathered = (Vec<(RelId, Row, Diff)>, Vec<Instance>, Vec<(RelId, Row)>);
+
+/// What a run yields: atoms of the relations it computes (consolidated, sorted), instances
+/// and the rows retracted from shrinking relations.
+pub type Outcome = (Vec<(RelId, Row)>, Vec<Instance>, Vec<(RelId, Row)>);
+
 /// Runs the plan of `templates` on timely workers with the relations `given`, returning the
 /// atoms of the relations it computes and the instances of its rules with dynamic heads. The
-/// workers consolidate the bindings and instantiate the rules themselves, in parallel.
-fn run(
+/// workers consolidate the bindings and instantiate the rules themselves, in parallel. With
+/// `shrinking`, the run is the reduction loop over the given relations it names.
+pub fn run(
     templates: &Arc<Instances>,
     given: &Arc<Tables>,
     options: &Options,
     limits: &Arc<Limits>,
-    atom_count: &Arc<AtomicUsize>,
+    shrinking: Option<Arc<Shrinking>>,
 ) -> Result<Outcome, EngineError> {
+    let atom_count = Arc::new(AtomicIsize::new(0));
     let (t, l, count, deadline, max_atoms) = (
         templates.clone(),
         limits.clone(),
         atom_count.clone(),
         options.deadline,
-        options.max_atoms,
+        options.max_atoms as isize,
     );
     let given = given.clone();
-    let config = timely::Config::process(options.workers.max(1));
+    let workers = options.workers.max(1);
+    let rounds = shrinking.map(|control| {
+        Arc::new(Rounds {
+            control,
+            barrier: Barrier::new(workers),
+            removed: Mutex::default(),
+        })
+    });
+    let config = timely::Config::process(workers);
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
         let instances: Rc<RefCell<Vec<Instance>>> = Rc::default();
+        // With rounds, bindings come and go: they are kept with their changes and turned
+        // into instances at the end, once each binding's multiplicity is final.
+        let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
+        let shrinks = rounds
+            .as_ref()
+            .map_or(&[][..], |r| &r.control.relations[..]);
+        let stale: Vec<Rc<RefCell<FastMap<Row, Diff>>>> =
+            shrinks.iter().map(|_| Rc::default()).collect();
         let p = &t.plan;
         let probe = ProbeHandle::new();
         let dataflow_id = worker.next_dataflow_index();
@@ -128,11 +200,35 @@ fn run(
                 inputs.push((rel, handle));
                 relations.insert(rel, rows);
             }
-            let outputs = dataflow::build(scope, p, unit, relations, &l);
+            let outputs = dataflow::build(scope, p, unit, relations.clone(), &l);
+            for ((rel, support), sink) in shrinks.iter().zip(&stale) {
+                let supported: Vec<_> = support
+                    .iter()
+                    .filter_map(|s| outputs.relations.get(s).or(relations.get(s)).cloned())
+                    .collect();
+                let supported = differential_dataflow::collection::concatenate(scope, supported);
+                let sink = sink.clone();
+                relations[rel]
+                    .clone()
+                    .map(|row| (row, ()))
+                    .antijoin(supported.distinct())
+                    // The antijoin's own rows stay where they were inserted and its
+                    // retractions go where the key lives: bring them together.
+                    .consolidate()
+                    .inspect(move |((row, ()), _, diff)| {
+                        let mut stale = sink.borrow_mut();
+                        let count = stale.entry(row.clone()).or_insert(0);
+                        *count += diff;
+                        if *count == 0 {
+                            stale.remove(row);
+                        }
+                    })
+                    .probe_with(&probe);
+            }
             for (rel, rows) in outputs.relations {
                 let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
                 rows.inspect(move |(row, _, diff)| {
-                    if *diff > 0 && count.fetch_add(1, Ordering::Relaxed) >= max_atoms {
+                    if count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
                         limits.fail(EngineError::TooManyAtoms);
                     }
                     sink.borrow_mut().push((rel, row.clone(), *diff));
@@ -144,15 +240,19 @@ fn run(
                 if rule.source.is_none() || p.is_static[rule.head_rel as usize] {
                     continue;
                 }
-                let (sink, templates) = (instances.clone(), t.clone());
+                let (sink, changes, templates) = (instances.clone(), bindings.clone(), t.clone());
                 let mut ranges = Ranges::new(rule.vars);
-                // All updates are at time 0: consolidated, each binding comes once, with its
-                // final multiplicity (an antijoin's retractions cancelled).
+                let once = rounds.is_none();
+                // Consolidated, each binding comes once per time, with its change in
+                // multiplicity (an antijoin's retractions cancelled), always on the same
+                // worker. Without rounds, all updates are at time 0: the change is final.
                 rows.consolidate()
                     .inspect(move |(row, _, diff)| {
-                        if *diff > 0 {
-                            let instance = templates.instance(r, row, &mut ranges);
-                            sink.borrow_mut().extend(instance);
+                        if !once {
+                            changes.borrow_mut().push((r, row.clone(), *diff));
+                        } else if *diff > 0 {
+                            sink.borrow_mut()
+                                .extend(templates.instance(r, row, &mut ranges));
                         }
                     })
                     .probe_with(&probe);
@@ -170,36 +270,97 @@ fn run(
                 .step_by(peers)
                 .for_each(|i| handle.insert(rows[i].clone()));
         }
+        let mut retracted = Vec::new();
+        let step_until = |worker: &mut timely::worker::Worker, done: &dyn Fn() -> bool| {
+            while !done() {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    l.fail(EngineError::Deadline);
+                }
+                if l.stopped() {
+                    // timely would otherwise run the unfinished dataflow to completion.
+                    worker.drop_dataflow(dataflow_id);
+                    return false;
+                }
+                // Park (briefly) rather than spin when idle: on a busy machine a spinning
+                // worker takes the core its peer needs.
+                worker.step_or_park(Some(std::time::Duration::from_millis(1)));
+            }
+            true
+        };
+        if let Some(rounds) = &rounds {
+            for round in 0.. {
+                let start = Instant::now();
+                let time = round as u32 + 1;
+                inputs.iter_mut().for_each(|(_, h)| h.advance_to(time));
+                inputs.iter_mut().for_each(|(_, h)| h.flush());
+                let finished = step_until(worker, &|| !probe.less_than(&time));
+                let mut removed = vec![0; shrinks.len()];
+                for (i, ((rel, _), sink)) in shrinks.iter().zip(&stale).enumerate() {
+                    let handle = &mut inputs.iter_mut().find(|(r, _)| r == rel).expect("given").1;
+                    for (row, &count) in sink.borrow().iter() {
+                        if finished && count > 0 {
+                            handle.remove(row.clone());
+                            retracted.push((*rel, row.clone()));
+                            removed[i] += 1;
+                        }
+                    }
+                }
+                let total = {
+                    let mut all = rounds.removed.lock().expect("round counts");
+                    if all.len() <= round {
+                        all.push(vec![0; shrinks.len()]);
+                    }
+                    all[round]
+                        .iter_mut()
+                        .zip(&removed)
+                        .for_each(|(a, b)| *a += b);
+                    drop(all);
+                    rounds.barrier.wait();
+                    rounds.removed.lock().expect("round counts")[round].clone()
+                };
+                let stop = l.stopped();
+                if index == 0 && !stop {
+                    (rounds.control.on_round)(&Round {
+                        index: round,
+                        removed: total.clone(),
+                        atoms: count.load(Ordering::Relaxed).max(0) as usize,
+                        elapsed: start.elapsed(),
+                    });
+                }
+                // Everyone decides on the same numbers before anyone steps again.
+                rounds.barrier.wait();
+                if stop || total.iter().all(|&n| n == 0) {
+                    break;
+                }
+            }
+        }
         inputs.into_iter().for_each(|(_, handle)| handle.close());
-        while !probe.done() {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                l.fail(EngineError::Deadline);
-            }
-            if l.stopped() {
-                // timely would otherwise run the unfinished dataflow to completion.
-                worker.drop_dataflow(dataflow_id);
-                break;
-            }
-            // Park (briefly) rather than spin when idle: on a busy machine a spinning worker
-            // takes the core its peer needs.
-            worker.step_or_park(Some(std::time::Duration::from_millis(1)));
+        if !l.stopped() {
+            step_until(worker, &|| probe.done());
         }
         let atoms = std::mem::take(&mut *atoms.borrow_mut());
-        let instances = std::mem::take(&mut *instances.borrow_mut());
-        (atoms, instances)
+        let mut instances = std::mem::take(&mut *instances.borrow_mut());
+        let changes = std::mem::take(&mut *bindings.borrow_mut());
+        for (r, row) in consolidate(changes) {
+            let mut ranges = Ranges::new(p.rules[r].vars);
+            instances.extend(t.instance(r, &row, &mut ranges));
+        }
+        (atoms, instances, retracted)
     })
     .map_err(EngineError::Worker)?;
     let mut all_atoms = Vec::new();
     let mut all_instances = Vec::new();
+    let mut all_retracted = Vec::new();
     for result in guards.join() {
-        let (a, i) = result.map_err(EngineError::Worker)?;
+        let (a, i, r) = result.map_err(EngineError::Worker)?;
         all_atoms.extend(a);
         all_instances.extend(i);
+        all_retracted.extend(r);
     }
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
     }
-    Ok((consolidate(all_atoms), all_instances))
+    Ok((consolidate(all_atoms), all_instances, all_retracted))
 }
 
 /// The records whose multiplicities add up to a positive number, sorted.
@@ -220,72 +381,4 @@ fn consolidate<K: Ord + Clone>(mut updates: Vec<(K, Row, Diff)>) -> Vec<(K, Row)
         i = j;
     }
     out
-}
-
-/// A literal kept in instances: whether negated, its relation and arguments.
-type KeptLiteral = (bool, RelId, Pattern);
-
-/// Turns bindings into instances: the head and the dynamic body literals, instantiated.
-struct Instances {
-    plan: Arc<Plan>,
-    /// Per program rule: its head pattern and the literals kept in instances.
-    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
-}
-
-impl Instances {
-    fn new(program: &Program, encoding: &Encoding, plan: &Arc<Plan>) -> Instances {
-        let rules = program
-            .rules
-            .iter()
-            .map(|rule| {
-                let kept = rule
-                    .body
-                    .iter()
-                    .filter_map(|l| match l {
-                        Literal::Pos(a) if !plan.is_static[a.rel as usize] => {
-                            Some((false, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        Literal::Neg(a) if !plan.is_static[a.rel as usize] => {
-                            Some((true, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                (pattern(program, encoding, &rule.head.args), kept)
-            })
-            .collect();
-        Instances {
-            plan: plan.clone(),
-            rules,
-        }
-    }
-
-    /// The instance of rule plan `r` for `binding` (`None` for the dynamics rules, which are
-    /// not rules of the program); `ranges` is scratch room for the plan's variables.
-    fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges) -> Option<Instance> {
-        let plan = &self.plan.rules[r];
-        let source = plan.source?;
-        ranges.read_binding(&plan.binding, binding, &self.plan.arities);
-        let (head, kept) = &self.rules[source];
-        let mut head_row = Row::new();
-        ranges.instantiate(head, binding, &mut head_row);
-        let body = kept
-            .iter()
-            .map(|(negated, rel, p)| {
-                let mut args = Row::new();
-                ranges.instantiate(p, binding, &mut args);
-                GroundLiteral {
-                    negated: *negated,
-                    rel: *rel,
-                    args,
-                }
-            })
-            .collect();
-        Some(Instance {
-            rule: source,
-            head_rel: plan.head_rel,
-            head: head_row,
-            body,
-        })
-    }
 }

@@ -3,6 +3,7 @@
 use super::Notation;
 use crate::engine::Row;
 use crate::ground::{AtomId, Counts, GroundProgram};
+use crate::grounding::LoopReport;
 use crate::program::encoding::{Encoding, Token};
 use crate::program::{Program, RelId};
 use std::fmt::Write as _;
@@ -123,7 +124,7 @@ pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> St
     let _ = write!(
         out,
         "\n  ],\n  \"stats\": {}\n}}\n",
-        stats_json(counts, None)
+        stats_json(counts, None, None)
     );
     out
 }
@@ -153,14 +154,37 @@ pub(crate) fn json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The counts as one JSON object, with `ms` when given.
-pub fn stats_json(counts: &Counts, ms: Option<u128>) -> String {
+/// The counts as one JSON object, with `ms` when given, and what the domain-graph loop did
+/// (`"loop"`: per shrunk relation its seed and kept counts, sizes, rounds, times) when it ran.
+pub fn stats_json(counts: &Counts, ms: Option<u128>, reduction: Option<&LoopReport>) -> String {
     let mut s = format!(
         "{{\"bases\": {}, \"actions\": {}, \"atoms\": {}, \"facts\": {}, \"rules\": {}",
         counts.bases, counts.actions, counts.atoms, counts.facts, counts.rules
     );
     if let Some(ms) = ms {
         let _ = write!(s, ", \"ms\": {ms}");
+    }
+    if let Some(report) = reduction {
+        let sets: Vec<String> = report
+            .shrunk
+            .iter()
+            .map(|(name, seeded, kept)| format!("\"{name}\": [{seeded}, {kept}]"))
+            .collect();
+        let rounds: Vec<String> = report
+            .rounds
+            .iter()
+            .map(|r| format!("{:.3}", r.elapsed.as_secs_f64() * 1000.0))
+            .collect();
+        let _ = write!(
+            s,
+            ", \"loop\": {{\"seeded_kept\": {{{}}}, \"fixpoint_atoms\": {}, \"reachable_atoms\": {}, \"rounds\": {}, \"round_ms\": [{}], \"ms\": {:.3}}}",
+            sets.join(", "),
+            report.fixpoint_atoms,
+            report.reachable.map_or("null".to_string(), |n| n.to_string()),
+            report.rounds.len(),
+            rounds.join(", "),
+            report.elapsed.as_secs_f64() * 1000.0
+        );
     }
     s.push('}');
     s

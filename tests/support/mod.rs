@@ -1,3 +1,41 @@
 //! Helpers shared by the integration tests, included with `mod support;`.
 
+// Each test binary uses its own part of the helpers.
+#![allow(dead_code)]
+
 pub mod oracle;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The corpus of real games, beside the crate.
+pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/games");
+
+/// Whether the tests run in CI, where nothing may be skipped.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Says on stderr (not captured by the harness) that a test skips.
+pub fn skip(why: &str) {
+    let _ = std::io::stderr().write_all(format!("SKIPPED: {why}\n").as_bytes());
+}
+
+/// The corpus folder, or `None` after a skip note (a failure under `CI=true`).
+pub fn corpus() -> Option<PathBuf> {
+    let root = Path::new(CORPUS);
+    if root.is_dir() {
+        return Some(root.to_path_buf());
+    }
+    assert!(!in_ci(), "the game corpus {CORPUS} is missing; CI needs it");
+    skip(&format!("the game corpus {CORPUS} is missing"));
+    None
+}
+
+/// Runs the gdlground binary with `args`.
+pub fn gdlground(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gdlground"))
+        .args(args)
+        .output()
+        .expect("the gdlground binary runs")
+}

@@ -2,8 +2,6 @@
 //! once per test binary, the time limit from `GDLGROUND_GRINGO_TIMEOUT` (seconds, default 60),
 //! and the skip convention: a test that needs gringo calls [`gringo_or_skip`].
 
-#![allow(dead_code)] // each test binary uses a different part
-
 use gdlground::oracle::{self, Tool};
 use std::collections::BTreeSet;
 use std::io::Write;

@@ -1,4 +1,9 @@
-//! The grounding pipeline after loading: program → encoding → engine → ground program.
+//! The grounding pipeline after loading: program → encoding → (analysis) → engine → ground
+//! program.
+
+mod domain_loop;
+
+pub use domain_loop::{LoopOptions, LoopReport};
 
 use crate::engine::{self, EngineError, Instantiation, Options};
 use crate::ground::GroundProgram;
@@ -16,6 +21,19 @@ pub struct Grounded {
     pub instantiation: Instantiation,
     /// The simplified ground program.
     pub ground: GroundProgram,
+    /// What the domain-graph reduction loop did, when it ran.
+    pub reduction: Option<LoopReport>,
+}
+
+/// Which superset of the reachable atoms the rules are instantiated over.
+#[derive(Clone, Default)]
+pub enum Superset {
+    /// S*, the least fixpoint of the relaxed program (GDL.md §2): the default.
+    #[default]
+    Reachable,
+    /// The fixpoint of the domain-graph reduction loop (⊇ S*), and by default the final
+    /// reachability pass that brings it down to S*.
+    DomainLoop(LoopOptions),
 }
 
 /// Why a game could not be grounded.
@@ -25,23 +43,43 @@ pub enum GroundError {
     Engine(EngineError),
     /// The game model is not supported yet.
     Unsupported(String),
+    /// The domain-graph reduction loop cannot run on this game.
+    DomainLoop(String),
 }
 
-/// Grounds `program` with `options`.
+/// Grounds `program` with `options` over S*.
 pub fn ground(program: &Program, options: &Options) -> Result<Grounded, GroundError> {
+    ground_with(program, options, &Superset::Reachable)
+}
+
+/// Grounds `program` with `options` over `superset`.
+pub fn ground_with(
+    program: &Program,
+    options: &Options,
+    superset: &Superset,
+) -> Result<Grounded, GroundError> {
     if program.model == Model::Operations {
         return Err(GroundError::Unsupported(
             "grounding operation games (.hrf) is not implemented yet".into(),
         ));
     }
     let encoding = Encoding::new(program);
-    let instantiation =
-        engine::instantiate(program, &encoding, options).map_err(GroundError::Engine)?;
+    let (instantiation, reduction) = match superset {
+        Superset::Reachable => (
+            engine::instantiate(program, &encoding, options).map_err(GroundError::Engine)?,
+            None,
+        ),
+        Superset::DomainLoop(settings) => {
+            let (i, report) = domain_loop::run(program, &encoding, options, settings)?;
+            (i, Some(report))
+        }
+    };
     let ground = GroundProgram::new(&instantiation);
     Ok(Grounded {
         encoding,
         instantiation,
         ground,
+        reduction,
     })
 }
 
@@ -50,6 +88,9 @@ impl GroundError {
     pub fn render(&self, program: &Program, encoding: &Encoding) -> String {
         match self {
             GroundError::Unsupported(m) => format!("error: {m}\n"),
+            GroundError::DomainLoop(m) => format!(
+                "error: {m}\n  hint: the default `--superset reachable` needs no finite domains\n"
+            ),
             GroundError::Engine(EngineError::TooDeep { relation, atom }) => {
                 let mut text = String::new();
                 AtomText::new(program, encoding, Notation::Kif).atom(*relation, atom, &mut text);

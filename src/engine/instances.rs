@@ -1,0 +1,79 @@
+//! Instance templates: how a rule's binding becomes a ground [`Instance`] (head and dynamic
+//! body literals instantiated; static literals, true by construction, left out).
+
+use super::pattern::{pattern, Pattern, Ranges, Row};
+use super::plan::Plan;
+use super::{GroundLiteral, Instance};
+use crate::program::encoding::Encoding;
+use crate::program::{Literal, Program, RelId};
+use std::sync::Arc;
+
+/// A literal kept in instances: whether negated, its relation and arguments.
+type KeptLiteral = (bool, RelId, Pattern);
+
+/// Turns bindings into instances: the head and the dynamic body literals, instantiated.
+pub struct Instances {
+    /// The plan whose rules the templates are for.
+    pub plan: Arc<Plan>,
+    /// Per program rule: its head pattern and the literals kept in instances.
+    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+}
+
+impl Instances {
+    /// The templates of `plan`'s rules.
+    pub fn new(program: &Program, encoding: &Encoding, plan: &Arc<Plan>) -> Instances {
+        let rules = program
+            .rules
+            .iter()
+            .map(|rule| {
+                let kept = rule
+                    .body
+                    .iter()
+                    .filter_map(|l| match l {
+                        Literal::Pos(a) if !plan.is_static[a.rel as usize] => {
+                            Some((false, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        Literal::Neg(a) if !plan.is_static[a.rel as usize] => {
+                            Some((true, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                (pattern(program, encoding, &rule.head.args), kept)
+            })
+            .collect();
+        Instances {
+            plan: plan.clone(),
+            rules,
+        }
+    }
+
+    /// The instance of rule plan `r` for `binding` (`None` for the dynamics rules, which are
+    /// not rules of the program); `ranges` is scratch room for the plan's variables.
+    pub fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges) -> Option<Instance> {
+        let plan = &self.plan.rules[r];
+        let source = plan.source?;
+        ranges.read_binding(&plan.binding, binding, &self.plan.arities);
+        let (head, kept) = &self.rules[source];
+        let mut head_row = Row::new();
+        ranges.instantiate(head, binding, &mut head_row);
+        let body = kept
+            .iter()
+            .map(|(negated, rel, p)| {
+                let mut args = Row::new();
+                ranges.instantiate(p, binding, &mut args);
+                GroundLiteral {
+                    negated: *negated,
+                    rel: *rel,
+                    args,
+                }
+            })
+            .collect();
+        Some(Instance {
+            rule: source,
+            head_rel: plan.head_rel,
+            head: head_row,
+            body,
+        })
+    }
+}
