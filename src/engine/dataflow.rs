@@ -18,7 +18,7 @@ use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
 use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use timely::dataflow::Scope;
 use timely::order::Product;
@@ -42,6 +42,12 @@ pub struct Outputs<'s> {
 
 /// Builds the whole computation in `scope`; `unit` holds the single empty binding, `given`
 /// the relations computed before (which the plan has no rules for).
+///
+/// The plan's [`supports`](Plan::supports) narrow given relations: each is replaced by its
+/// semijoin with its supports before the first rule reads it, if the supports are complete by
+/// then (they do not depend on it). For the reduction loop's `does`, supported by `legal`,
+/// that applies step 5 within a round, so no round derives from moves that are not legal: the
+/// same fixpoint, with less work (`true`'s support, `next`, depends on it and is never ready).
 pub fn build<'s>(
     scope: Scope<'s, u32>,
     plan: &Arc<Plan>,
@@ -52,7 +58,27 @@ pub fn build<'s>(
     let mut relations = given;
     let mut instances = Vec::new();
     let mut outputs = BTreeMap::new();
+    let mut read: BTreeSet<RelId> = BTreeSet::new();
+    let mut narrowed = vec![false; plan.supports.len()];
     for component in &plan.components {
+        for ((rel, support), done) in plan.supports.iter().zip(&mut narrowed) {
+            let ready = support.iter().all(|s| relations.contains_key(s));
+            if *done || read.contains(rel) || !ready || !relations.contains_key(rel) {
+                continue;
+            }
+            let supported = support.iter().map(|s| relations[s].clone()).collect();
+            let rows = relations[rel].clone().map(|row| (row, ()));
+            let kept = rows.semijoin(union(scope, supported)).map(|(row, ())| row);
+            relations.insert(*rel, kept);
+            *done = true;
+        }
+        for &r in &component.rules {
+            for step in &plan.rules[r].steps {
+                if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
+                    read.insert(*rel);
+                }
+            }
+        }
         if !component.recursive {
             let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
             let mut heads = Vec::new();

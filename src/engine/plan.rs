@@ -88,6 +88,9 @@ pub struct Plan {
     pub is_static: Vec<bool>,
     /// The arity of each functor token.
     pub arities: std::sync::Arc<Vec<u32>>,
+    /// With [`Part::Loop`]: the given relations the reduction loop shrinks and the relations
+    /// whose atoms support their rows (`true`: `init`, `next`; `does`: `legal`).
+    pub supports: Vec<(RelId, Vec<RelId>)>,
 }
 
 /// Which rules a plan covers: the engine computes the exact static relations first, then
@@ -217,8 +220,32 @@ impl Plan {
             rules,
             is_static,
             arities: std::sync::Arc::new(encoding.arities()),
+            supports: if part == Part::Loop {
+                supports(program)
+            } else {
+                Vec::new()
+            },
         }
     }
+}
+
+/// The dynamics of classic GDL as supports: `true` by `init` and `next`, `does` by `legal`
+/// (those of them the program has).
+fn supports(program: &Program) -> Vec<(RelId, Vec<RelId>)> {
+    [
+        ("true", 1, &["init", "next"][..]),
+        ("does", 2, &["legal"][..]),
+    ]
+    .iter()
+    .filter_map(|(name, arity, support)| {
+        let rel = program.relation(name, *arity)?;
+        let support = support
+            .iter()
+            .filter_map(|s| program.relation(s, *arity))
+            .collect();
+        Some((rel, support))
+    })
+    .collect()
 }
 
 /// Orders a rule's literals. A literal whose variables are all bound (a semijoin) comes as

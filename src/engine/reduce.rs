@@ -19,6 +19,7 @@ use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::FastSet;
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -52,26 +53,17 @@ pub fn reduce(
     strategy: Strategy,
     on_round: Arc<dyn Fn(&Round) + Send + Sync>,
 ) -> Result<Reduction, EngineError> {
-    let relations: Vec<(RelId, Vec<RelId>)> = [
-        ("true", 1, ["init", "next"]),
-        ("does", 2, ["legal", "legal"]),
-    ]
-    .iter()
-    .filter_map(|(name, arity, support)| {
-        let rel = program.relation(name, *arity)?;
-        let support = support
-            .iter()
-            .filter_map(|s| program.relation(s, *arity))
-            .collect::<std::collections::BTreeSet<_>>();
-        seeds
-            .contains_key(&rel)
-            .then(|| (rel, support.into_iter().collect()))
-    })
-    .collect();
-    let seed_sizes: Vec<usize> = relations.iter().map(|(r, _)| seeds[r].len()).collect();
     let limits = Limits::new(options);
+    let seed_sizes: BTreeMap<RelId, usize> = seeds.iter().map(|(r, s)| (*r, s.len())).collect();
     let stats = exact(program, encoding, options, &limits, seeds)?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Loop, &stats));
+    // In the plan's order: `true`, then `does`.
+    let relations: Vec<(RelId, Vec<RelId>)> = plan
+        .supports
+        .iter()
+        .filter(|(rel, _)| seed_sizes.contains_key(rel))
+        .cloned()
+        .collect();
     let templates = Arc::new(Instances::new(program, encoding, &plan));
     let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
     let record = {
@@ -125,8 +117,8 @@ pub fn reduce(
     };
     let sizes = relations
         .iter()
-        .zip(seed_sizes)
-        .map(|((rel, _), seeded)| {
+        .map(|(rel, _)| {
+            let seeded = seed_sizes[rel];
             let kept = instantiation.atoms.iter().filter(|(r, _)| r == rel).count();
             (*rel, seeded, kept)
         })

@@ -97,7 +97,8 @@ pub trait Reasoner {
 pub enum ReasonError {
     /// The game uses something the reasoners do not evaluate yet (the operation model).
     Unsupported(String),
-    /// One evaluation derived more atoms than the limit: the game's terms grow without bound.
+    /// One evaluation derived more atoms than the limit: terms that grow without bound, or
+    /// static relations larger than the reasoner is meant for.
     TooManyAtoms(usize),
     /// The rules depend on themselves through negation in a way the reasoner cannot order.
     Unstratified(String),
@@ -110,7 +111,8 @@ impl fmt::Display for ReasonError {
             ReasonError::TooManyAtoms(n) => {
                 write!(
                     f,
-                    "one state derives more than {n} atoms: the game's terms grow without bound"
+                    "one evaluation derives more than {n} atoms, the reasoner's limit: the game's \
+                     terms grow without bound, or its static relations are that large"
                 )
             }
             ReasonError::Unstratified(m) => write!(f, "the rules are not stratified: {m}"),

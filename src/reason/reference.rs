@@ -29,7 +29,8 @@ use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 
 /// One evaluation stops with [`ReasonError::TooManyAtoms`] past this many atoms.
-const MAX_ATOMS: usize = 5_000_000;
+/// (mummymaze1p's static relations alone have 7.8 million atoms.)
+const MAX_ATOMS: usize = 20_000_000;
 
 /// The reference reasoner of one program.
 #[derive(Debug)]
