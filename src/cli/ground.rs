@@ -206,15 +206,14 @@ pub fn run(args: &Args) -> i32 {
         }
     }
     let atoms = AtomText::new(&game.program, &grounded.encoding, notation);
-    let text = match args.format {
-        Some(FormatArg::Json) => write::ground::json(
-            &grounded.ground,
-            &AtomText::new(&game.program, &grounded.encoding, Notation::Kif),
-            &counts,
-        ),
-        _ => write::ground::text(&grounded.ground, &atoms),
-    };
-    if let Err(e) = output::write(&args.output, &text) {
+    let written = output::write_with(&args.output, |out| match args.format {
+        Some(FormatArg::Json) => {
+            let kif = AtomText::new(&game.program, &grounded.encoding, Notation::Kif);
+            out.write_all(write::ground::json(&grounded.ground, &kif, &counts).as_bytes())
+        }
+        _ => write::ground::write_text(&grounded.ground, &atoms, out),
+    });
+    if let Err(e) = written {
         eprintln!("error: cannot write {}: {e}", args.output.display());
         return EXIT_USAGE;
     }

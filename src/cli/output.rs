@@ -8,24 +8,29 @@ use std::path::Path;
 
 /// Writes `text` to `path` (`-` is stdout). A broken pipe on stdout is not an error.
 pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
+    write_with(path, |out| out.write_all(text.as_bytes()))
+}
+
+/// Writes what `fill` writes to `path` (`-` is stdout), streamed through a buffer: a large
+/// output never has to fit in memory as one string. A broken pipe on stdout is not an error.
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let into = |file: &mut dyn Write| {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut buffered)?;
+        buffered.flush()
+    };
     if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        return match into(&mut std::io::stdout().lock()) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
         };
     }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()));
-    }
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()));
+        let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
+        return into(&mut device);
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let name = path
@@ -34,7 +39,9 @@ pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
     let temp = dir
         .unwrap_or(Path::new("."))
         .join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
+    let result = std::fs::File::create(&temp)
+        .and_then(|mut file| into(&mut file))
+        .and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }

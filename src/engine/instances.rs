@@ -1,79 +1,148 @@
-//! Instance templates: how a rule's binding becomes a ground [`Instance`] (head and dynamic
-//! body literals instantiated; static literals, true by construction, left out).
+//! Ground instances, packed: one token arena per worker instead of a heap object per instance.
+//!
+//! Large games have millions of instances (skirmish: 3 million); as structs with a vector of
+//! literals, each a small vector of tokens, they cost ~300 bytes each and dominated peak
+//! memory. Packed, an instance is its tokens and a few counts:
+//! `rule, head_rel, head_len, head…, literals, then per literal rel·2+negated, len, args…`.
 
-use super::pattern::{pattern, Pattern, Ranges, Row};
-use super::plan::Plan;
-use super::{GroundLiteral, Instance};
-use crate::program::encoding::Encoding;
-use crate::program::{Literal, Program, RelId};
-use std::sync::Arc;
+use crate::program::encoding::Token;
+use crate::program::RelId;
 
-/// A literal kept in instances: whether negated, its relation and arguments.
-type KeptLiteral = (bool, RelId, Pattern);
-
-/// Turns bindings into instances: the head and the dynamic body literals, instantiated.
+/// Instances of rules with dynamic heads, packed (see the module doc).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Instances {
-    /// The plan whose rules the templates are for.
-    pub plan: Arc<Plan>,
-    /// Per program rule: its head pattern and the literals kept in instances.
-    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+    /// The arenas (one per worker), each a sequence of whole instances.
+    chunks: Vec<Vec<Token>>,
+    /// How many instances in all.
+    count: usize,
+}
+
+/// One instance, borrowed from [`Instances`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instance<'a> {
+    /// The rule of the program.
+    pub rule: usize,
+    /// The head relation.
+    pub head_rel: RelId,
+    /// The head's arguments.
+    pub head: &'a [Token],
+    /// The packed body literals.
+    body: &'a [Token],
 }
 
 impl Instances {
-    /// The templates of `plan`'s rules.
-    pub fn new(program: &Program, encoding: &Encoding, plan: &Arc<Plan>) -> Instances {
-        let rules = program
-            .rules
-            .iter()
-            .map(|rule| {
-                let kept = rule
-                    .body
-                    .iter()
-                    .filter_map(|l| match l {
-                        Literal::Pos(a) if !plan.is_static[a.rel as usize] => {
-                            Some((false, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        Literal::Neg(a) if !plan.is_static[a.rel as usize] => {
-                            Some((true, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                (pattern(program, encoding, &rule.head.args), kept)
-            })
-            .collect();
-        Instances {
-            plan: plan.clone(),
-            rules,
+    /// Starts an instance of program rule `rule` with head `head_rel(head)` and `literals`
+    /// body literals, to be added with [`Instances::literal`].
+    pub fn start(&mut self, rule: usize, head_rel: RelId, head: &[Token], literals: usize) {
+        if self.chunks.is_empty() {
+            self.chunks.push(Vec::new());
         }
+        let arena = self.chunks.last_mut().expect("a chunk");
+        arena.extend([rule as Token, head_rel, head.len() as Token]);
+        arena.extend_from_slice(head);
+        arena.push(literals as Token);
+        self.count += 1;
     }
 
-    /// The instance of rule plan `r` for `binding` (`None` for the dynamics rules, which are
-    /// not rules of the program); `ranges` is scratch room for the plan's variables.
-    pub fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges) -> Option<Instance> {
-        let plan = &self.plan.rules[r];
-        let source = plan.source?;
-        ranges.read_binding(&plan.binding, binding, &self.plan.arities);
-        let (head, kept) = &self.rules[source];
-        let mut head_row = Row::new();
-        ranges.instantiate(head, binding, &mut head_row);
-        let body = kept
-            .iter()
-            .map(|(negated, rel, p)| {
-                let mut args = Row::new();
-                ranges.instantiate(p, binding, &mut args);
-                GroundLiteral {
-                    negated: *negated,
-                    rel: *rel,
-                    args,
+    /// Adds a body literal to the instance started last.
+    pub fn literal(&mut self, negated: bool, rel: RelId, args: &[Token]) {
+        let arena = self.chunks.last_mut().expect("an instance was started");
+        arena.extend([rel << 1 | negated as Token, args.len() as Token]);
+        arena.extend_from_slice(args);
+    }
+
+    /// Takes over the instances of `other`.
+    pub fn append(&mut self, other: Instances) {
+        self.count += other.count;
+        self.chunks
+            .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
+    }
+
+    /// How many instances there are.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The instances, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = Instance<'_>> + '_ {
+        self.chunks.iter().flat_map(|chunk| {
+            let mut rest = &chunk[..];
+            std::iter::from_fn(move || {
+                let (&[rule, head_rel, head_len], tail) = rest.split_first_chunk::<3>()?;
+                let (head, tail) = tail.split_at(head_len as usize);
+                let (&literals, mut tail) = tail.split_first()?;
+                let body_start = tail;
+                for _ in 0..literals {
+                    tail = &tail[2 + tail[1] as usize..];
                 }
+                let body = &body_start[..body_start.len() - tail.len()];
+                rest = tail;
+                Some(Instance {
+                    rule: rule as usize,
+                    head_rel,
+                    head,
+                    body,
+                })
+            })
+        })
+    }
+}
+
+impl<'a> Instance<'a> {
+    /// The body literals, in the rule's order: (negated, relation, arguments).
+    pub fn body(&self) -> impl Iterator<Item = (bool, RelId, &'a [Token])> + 'a {
+        let mut rest = self.body;
+        std::iter::from_fn(move || {
+            let (&[tag, len], tail) = rest.split_first_chunk::<2>()?;
+            let (args, tail) = tail.split_at(len as usize);
+            rest = tail;
+            Some((tag & 1 == 1, tag >> 1, args))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instances_come_back_as_they_were_packed() {
+        let mut a = Instances::default();
+        a.start(3, 7, &[1, 2], 2);
+        a.literal(true, 5, &[9]);
+        a.literal(false, 6, &[]);
+        a.start(0, 1, &[], 0);
+        let mut b = Instances::default();
+        b.start(1, 2, &[4, 4, 4], 1);
+        b.literal(false, 0x7fff_ffff, &[8, 8]);
+        a.append(b);
+        a.append(Instances::default());
+        assert_eq!(a.len(), 3);
+        type Literal = (bool, RelId, Vec<Token>);
+        let all: Vec<(usize, RelId, Vec<Token>, Vec<Literal>)> = a
+            .iter()
+            .map(|i| {
+                let body = i.body().map(|(n, r, args)| (n, r, args.to_vec())).collect();
+                (i.rule, i.head_rel, i.head.to_vec(), body)
             })
             .collect();
-        Some(Instance {
-            rule: source,
-            head_rel: plan.head_rel,
-            head: head_row,
-            body,
-        })
+        assert_eq!(
+            all,
+            vec![
+                (
+                    3,
+                    7,
+                    vec![1, 2],
+                    vec![(true, 5, vec![9]), (false, 6, vec![])]
+                ),
+                (0, 1, vec![], vec![]),
+                (1, 2, vec![4, 4, 4], vec![(false, 0x7fff_ffff, vec![8, 8])]),
+            ]
+        );
     }
 }

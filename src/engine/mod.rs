@@ -15,7 +15,9 @@ mod plan;
 mod reduce;
 mod run;
 mod stats;
+mod templates;
 
+pub use instances::{Instance, Instances};
 pub use pattern::Row;
 pub use reduce::{reduce, Reduction, Strategy};
 pub use run::{instantiate, Round, Tables};
@@ -106,31 +108,6 @@ impl Limits {
     }
 }
 
-/// A ground literal of an instance: an atom, negated or not.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GroundLiteral {
-    /// Whether it is negated.
-    pub negated: bool,
-    /// The relation.
-    pub rel: RelId,
-    /// The arguments.
-    pub args: Row,
-}
-
-/// One ground instance of a rule with a dynamic head; static literals (true by construction)
-/// and built-ins are already left out.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Instance {
-    /// The rule of the program.
-    pub rule: usize,
-    /// The head relation.
-    pub head_rel: RelId,
-    /// The head's arguments.
-    pub head: Row,
-    /// The remaining body literals, in the rule's order.
-    pub body: Vec<GroundLiteral>,
-}
-
 /// What the engine computes.
 #[derive(Clone, Debug, Default)]
 pub struct Instantiation {
@@ -138,7 +115,7 @@ pub struct Instantiation {
     pub atoms: Vec<(RelId, Row)>,
     /// Whether each relation is static (its atoms in S* are exactly the true ones).
     pub is_static: Vec<bool>,
-    /// Instances of rules with dynamic heads, each once, in no particular order (the ground
-    /// stage sorts what it keeps).
-    pub instances: Vec<Instance>,
+    /// Instances of rules with dynamic heads, in no particular order (the ground stage sorts
+    /// what it keeps).
+    pub instances: Instances,
 }

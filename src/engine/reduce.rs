@@ -12,9 +12,9 @@
 //! [`Strategy::Recompute`] builds and runs a fresh dataflow each round (the baseline the
 //! incremental loop is measured against).
 
-use super::instances::Instances;
 use super::plan::{Part, Plan};
 use super::run::{exact, gather, run, Round, Shrinking, Tables};
+use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::FastSet;
 use crate::program::encoding::Encoding;
@@ -64,7 +64,7 @@ pub fn reduce(
         .filter(|(rel, _)| seed_sizes.contains_key(rel))
         .cloned()
         .collect();
-    let templates = Arc::new(Instances::new(program, encoding, &plan));
+    let templates = Arc::new(Templates::new(program, encoding, &plan));
     let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
     let record = {
         let rounds = rounds.clone();

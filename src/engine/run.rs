@@ -1,11 +1,11 @@
 //! Running the dataflow on timely workers and gathering a deterministic result.
 
 use super::dataflow::{self, Diff};
-use super::instances::Instances;
 use super::pattern::{pattern, Item, Ranges, Row};
 use super::plan::{Part, Plan};
 use super::stats::Stats;
-use super::{EngineError, Instance, Instantiation, Limits, Options};
+use super::templates::Templates;
+use super::{EngineError, Instances, Instantiation, Limits, Options};
 use crate::hash::FastMap;
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
@@ -32,7 +32,7 @@ pub fn instantiate(
     let stats = exact(program, encoding, options, &limits, Tables::new())?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
     let given = Arc::new(stats.into_rows());
-    let templates = Arc::new(Instances::new(program, encoding, &plan));
+    let templates = Arc::new(Templates::new(program, encoding, &plan));
     let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
     Ok(gather(&plan, given, rest, instances))
 }
@@ -50,7 +50,7 @@ pub fn exact(
     let arities = Arc::new(encoding.arities());
     let facts = Stats::new(facts(program, encoding), arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
-    let templates = Arc::new(Instances::new(program, encoding, &exact));
+    let templates = Arc::new(Templates::new(program, encoding, &exact));
     let none = Arc::new(Tables::new());
     let (exact_atoms, _, _) = run(&templates, &none, options, limits, None)?;
     let mut given = more;
@@ -65,7 +65,7 @@ pub fn gather(
     plan: &Plan,
     given: Arc<Tables>,
     computed: Vec<(RelId, Row)>,
-    instances: Vec<Instance>,
+    instances: Instances,
 ) -> Instantiation {
     // The workers are done with their shares of `given`: take the rows back without a copy.
     let given = Arc::try_unwrap(given).unwrap_or_else(|shared| (*shared).clone());
@@ -142,18 +142,18 @@ struct Rounds {
 
 /// What a worker gathers: atoms by relation, with multiplicities, instances, and the rows it
 /// retracted from shrinking relations.
-type Gathered = (Vec<(RelId, Row, Diff)>, Vec<Instance>, Vec<(RelId, Row)>);
+type Gathered = (Vec<(RelId, Row, Diff)>, Instances, Vec<(RelId, Row)>);
 
 /// What a run yields: atoms of the relations it computes (consolidated, sorted), instances
 /// and the rows retracted from shrinking relations.
-pub type Outcome = (Vec<(RelId, Row)>, Vec<Instance>, Vec<(RelId, Row)>);
+pub type Outcome = (Vec<(RelId, Row)>, Instances, Vec<(RelId, Row)>);
 
 /// Runs the plan of `templates` on timely workers with the relations `given`, returning the
 /// atoms of the relations it computes and the instances of its rules with dynamic heads. The
 /// workers consolidate the bindings and instantiate the rules themselves, in parallel. With
 /// `shrinking`, the run is the reduction loop over the given relations it names.
 pub fn run(
-    templates: &Arc<Instances>,
+    templates: &Arc<Templates>,
     given: &Arc<Tables>,
     options: &Options,
     limits: &Arc<Limits>,
@@ -179,7 +179,7 @@ pub fn run(
     let config = timely::Config::process(workers);
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
-        let instances: Rc<RefCell<Vec<Instance>>> = Rc::default();
+        let instances: Rc<RefCell<Instances>> = Rc::default();
         // With rounds, bindings come and go: they are kept with their changes and turned
         // into instances at the end, once each binding's multiplicity is final.
         let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
@@ -251,8 +251,7 @@ pub fn run(
                         if !once {
                             changes.borrow_mut().push((r, row.clone(), *diff));
                         } else if *diff > 0 {
-                            sink.borrow_mut()
-                                .extend(templates.instance(r, row, &mut ranges));
+                            templates.instance(r, row, &mut ranges, &mut sink.borrow_mut());
                         }
                     })
                     .probe_with(&probe);
@@ -343,18 +342,18 @@ pub fn run(
         let changes = std::mem::take(&mut *bindings.borrow_mut());
         for (r, row) in consolidate(changes) {
             let mut ranges = Ranges::new(p.rules[r].vars);
-            instances.extend(t.instance(r, &row, &mut ranges));
+            t.instance(r, &row, &mut ranges, &mut instances);
         }
         (atoms, instances, retracted)
     })
     .map_err(EngineError::Worker)?;
     let mut all_atoms = Vec::new();
-    let mut all_instances = Vec::new();
+    let mut all_instances = Instances::default();
     let mut all_retracted = Vec::new();
     for result in guards.join() {
         let (a, i, r) = result.map_err(EngineError::Worker)?;
         all_atoms.extend(a);
-        all_instances.extend(i);
+        all_instances.append(i);
         all_retracted.extend(r);
     }
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {

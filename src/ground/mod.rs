@@ -6,6 +6,7 @@
 
 use crate::engine::{Instantiation, Row};
 use crate::hash::FastMap;
+use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
 
 /// An index into [`GroundProgram::atoms`].
@@ -54,28 +55,28 @@ impl GroundProgram {
     /// not depend on the order of the instances.
     pub fn new(instantiation: &Instantiation) -> GroundProgram {
         let atoms = instantiation.atoms.clone();
-        let index: FastMap<(RelId, &Row), AtomId> = atoms
+        let index: FastMap<(RelId, &[Token]), AtomId> = atoms
             .iter()
             .enumerate()
-            .map(|(i, (r, row))| ((*r, row), i as AtomId))
+            .map(|(i, (r, row))| ((*r, &row[..]), i as AtomId))
             .collect();
         let mut is_fact = vec![false; atoms.len()];
         for (i, (rel, _)) in atoms.iter().enumerate() {
             is_fact[i] = instantiation.is_static[*rel as usize];
         }
         let mut rules = Vec::new();
-        'instances: for instance in &instantiation.instances {
-            let Some(&head) = index.get(&(instance.head_rel, &instance.head)) else {
+        'instances: for instance in instantiation.instances.iter() {
+            let Some(&head) = index.get(&(instance.head_rel, instance.head)) else {
                 continue;
             };
-            let mut body = Vec::with_capacity(instance.body.len());
-            for literal in &instance.body {
-                match index.get(&(literal.rel, &literal.args)) {
-                    None if literal.negated => {}
+            let mut body = Vec::new();
+            for (negated, rel, args) in instance.body() {
+                match index.get(&(rel, args)) {
+                    None if negated => {}
                     None => continue 'instances,
-                    Some(&a) if literal.negated && is_fact[a as usize] => continue 'instances,
-                    Some(&a) if !literal.negated && is_fact[a as usize] => {}
-                    Some(&a) => body.push((literal.negated, a)),
+                    Some(&a) if negated && is_fact[a as usize] => continue 'instances,
+                    Some(&a) if !negated && is_fact[a as usize] => {}
+                    Some(&a) => body.push((negated, a)),
                 }
             }
             // A body is a set: repeated literals and other orders are the same rule.

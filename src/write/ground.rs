@@ -53,42 +53,55 @@ impl<'a> AtomText<'a> {
 
 /// The ground program as a game in `notation`: facts first, then rules, one per line.
 pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
+    let mut out = Vec::new();
+    write_text(ground, atoms, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("atom names are UTF-8")
+}
+
+/// Writes [`text`] to `out` line by line, without building it in memory.
+pub fn write_text(
+    ground: &GroundProgram,
+    atoms: &AtomText<'_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let mut names: Vec<String> = Vec::with_capacity(ground.atoms.len());
     for (rel, args) in &ground.atoms {
         let mut s = String::new();
         atoms.atom(*rel, args, &mut s);
         names.push(s);
     }
-    let mut out = String::new();
+    let mut line = String::new();
     for &f in &ground.facts {
-        out.push_str(&names[f as usize]);
-        out.push('\n');
+        out.write_all(names[f as usize].as_bytes())?;
+        out.write_all(b"\n")?;
     }
     let notation = atoms.notation;
     for rule in &ground.rules {
+        line.clear();
         let head = &names[rule.head as usize];
         match notation {
             Notation::Kif => {
-                let _ = write!(out, "(<= {head}");
+                let _ = write!(line, "(<= {head}");
                 for &(negated, a) in &rule.body {
-                    out.push(' ');
-                    literal(notation, negated, &names[a as usize], &mut out);
+                    line.push(' ');
+                    literal(notation, negated, &names[a as usize], &mut line);
                 }
-                out.push_str(")\n");
+                line.push_str(")\n");
             }
             Notation::Infix => {
-                let _ = write!(out, "{head} :- ");
+                let _ = write!(line, "{head} :- ");
                 for (i, &(negated, a)) in rule.body.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(" & ");
+                        line.push_str(" & ");
                     }
-                    literal(notation, negated, &names[a as usize], &mut out);
+                    literal(notation, negated, &names[a as usize], &mut line);
                 }
-                out.push('\n');
+                line.push('\n');
             }
         }
+        out.write_all(line.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 fn literal(notation: Notation, negated: bool, atom: &str, out: &mut String) {
