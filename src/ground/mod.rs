@@ -9,17 +9,12 @@ use crate::hash::FastMap;
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
 
+mod rules;
+
+pub use rules::{GroundLiteral, Rule, Rules};
+
 /// An index into [`GroundProgram::atoms`].
 pub type AtomId = u32;
-
-/// A ground rule `head :- body`, body non-empty.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GroundRule {
-    /// The head atom.
-    pub head: AtomId,
-    /// Body literals: (negated, atom), sorted, each once.
-    pub body: Vec<(bool, AtomId)>,
-}
 
 /// A ground game: its atoms (S*), the facts, and the rules.
 #[derive(Clone, Debug, Default)]
@@ -29,7 +24,7 @@ pub struct GroundProgram {
     /// Atoms that hold unconditionally, ascending.
     pub facts: Vec<AtomId>,
     /// Rules with non-empty bodies, sorted, without duplicates.
-    pub rules: Vec<GroundRule>,
+    pub rules: Rules,
 }
 
 /// The counts of GDL.md §4 (`ms` is measured by the caller).
@@ -64,12 +59,13 @@ impl GroundProgram {
         for (i, (rel, _)) in atoms.iter().enumerate() {
             is_fact[i] = instantiation.is_static[*rel as usize];
         }
-        let mut rules = Vec::new();
+        let mut rules = Rules::default();
+        let mut body = Vec::new();
         'instances: for instance in instantiation.instances.iter() {
             let Some(&head) = index.get(&(instance.head_rel, instance.head)) else {
                 continue;
             };
-            let mut body = Vec::new();
+            body.clear();
             for (negated, rel, args) in instance.body() {
                 match index.get(&(rel, args)) {
                     None if negated => {}
@@ -82,7 +78,7 @@ impl GroundProgram {
             // A body is a set: repeated literals and other orders are the same rule.
             body.sort_unstable();
             body.dedup();
-            rules.push(GroundRule { head, body });
+            rules.push(head, &body);
         }
         propagate_facts(&mut rules, &mut is_fact);
         let facts = (0..atoms.len() as AtomId)
@@ -116,7 +112,7 @@ impl GroundProgram {
 /// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
 /// removes itself from positive bodies and kills the rules that negate it. Leaves the live
 /// rules for atoms that are not facts, bodies without facts, sorted and each once.
-fn propagate_facts(rules: &mut Vec<GroundRule>, is_fact: &mut [bool]) {
+fn propagate_facts(rules: &mut Rules, is_fact: &mut [bool]) {
     // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
     let mut starts = vec![0usize; is_fact.len() + 1];
     for rule in rules.iter() {
@@ -130,7 +126,7 @@ fn propagate_facts(rules: &mut Vec<GroundRule>, is_fact: &mut [bool]) {
     let mut fill = starts.clone();
     let mut occurrences = vec![(0u32, false); starts[is_fact.len()]];
     for (r, rule) in rules.iter().enumerate() {
-        for &(negated, a) in &rule.body {
+        for &(negated, a) in rule.body {
             occurrences[fill[a as usize]] = (r as u32, negated);
             fill[a as usize] += 1;
         }
@@ -155,52 +151,45 @@ fn propagate_facts(rules: &mut Vec<GroundRule>, is_fact: &mut [bool]) {
                 continue;
             }
             open[r] -= 1;
-            let head = rules[r].head as usize;
+            let head = rules.get(r).head as usize;
             if open[r] == 0 && !is_fact[head] {
                 is_fact[head] = true;
                 queue.push(head as AtomId);
             }
         }
     }
-    let mut r = 0;
-    rules.retain_mut(|rule| {
-        let keep = !dead[r] && !is_fact[rule.head as usize];
-        r += 1;
-        if keep {
-            rule.body.retain(|&(_, a)| !is_fact[a as usize]);
-        }
-        keep
-    });
-    rules.sort_unstable();
-    rules.dedup();
+    let live = |r: usize, rule: Rule<'_>| !dead[r] && !is_fact[rule.head as usize];
+    *rules = std::mem::take(rules)
+        .filtered(live, |(_, a)| !is_fact[a as usize])
+        .sorted();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn rule(head: AtomId, body: &[(bool, AtomId)]) -> GroundRule {
-        GroundRule {
-            head,
-            body: body.to_vec(),
-        }
+    fn rules(list: &[(AtomId, &[(bool, AtomId)])]) -> Rules {
+        let mut rules = Rules::default();
+        list.iter().for_each(|(head, body)| rules.push(*head, body));
+        rules
     }
 
     /// Regression: facts were only recognised in bodies processed after the rule that made
     /// them, so the output depended on the order of the instances (and on `-w`).
     #[test]
     fn facts_propagate_to_a_fixpoint_in_any_order() {
-        let rules = vec![
-            rule(1, &[(false, 0)]),
-            rule(0, &[]),
-            rule(2, &[(true, 1), (false, 3)]),
-            rule(4, &[(false, 1), (false, 3)]),
+        let list: Vec<(AtomId, &[(bool, AtomId)])> = vec![
+            (1, &[(false, 0)]),
+            (0, &[]),
+            (2, &[(true, 1), (false, 3)]),
+            (4, &[(false, 1), (false, 3)]),
         ];
-        for rules in [rules.clone(), rules.into_iter().rev().collect()] {
-            let (mut rules, mut is_fact) = (rules, vec![false; 5]);
+        let reversed: Vec<_> = list.iter().rev().copied().collect();
+        for list in [list, reversed] {
+            let (mut rules, mut is_fact) = (rules(&list), vec![false; 5]);
             propagate_facts(&mut rules, &mut is_fact);
             assert_eq!(is_fact, vec![true, true, false, false, false]);
-            assert_eq!(rules, vec![rule(4, &[(false, 3)])]);
+            assert_eq!(rules, self::rules(&[(4, &[(false, 3)])]));
         }
     }
 }

@@ -83,15 +83,15 @@ impl GroundReasoner {
         }
         let component = atom_components(n, ground);
         let mut order: Vec<usize> = (0..ground.rules.len()).collect();
-        order.sort_by_key(|&r| component[ground.rules[r].head as usize]);
+        order.sort_by_key(|&r| component[ground.rules.get(r).head as usize]);
         let mut rules = Vec::with_capacity(order.len());
         let mut literals = Vec::new();
         let mut groups: Vec<(Range<u32>, bool)> = Vec::new();
         for (i, &r) in order.iter().enumerate() {
-            let rule = &ground.rules[r];
+            let rule = ground.rules.get(r);
             let c = component[rule.head as usize];
             let start = literals.len() as u32;
-            literals.extend_from_slice(&rule.body);
+            literals.extend_from_slice(rule.body);
             rules.push((rule.head, start..literals.len() as u32));
             let i = i as u32;
             match groups.last_mut() {
@@ -277,7 +277,7 @@ impl Reasoner for GroundReasoner {
 /// dependency order (a component's number is larger than those of the components it uses).
 fn atom_components(n: usize, ground: &GroundProgram) -> Vec<u32> {
     let mut start = vec![0u32; n + 1];
-    for rule in &ground.rules {
+    for rule in ground.rules.iter() {
         start[rule.head as usize + 1] += rule.body.len() as u32;
     }
     for a in 0..n {
@@ -285,8 +285,8 @@ fn atom_components(n: usize, ground: &GroundProgram) -> Vec<u32> {
     }
     let mut fill = start.clone();
     let mut uses = vec![0u32; start[n] as usize];
-    for rule in &ground.rules {
-        for &(_, a) in &rule.body {
+    for rule in ground.rules.iter() {
+        for &(_, a) in rule.body {
             let at = &mut fill[rule.head as usize];
             uses[*at as usize] = a;
             *at += 1;

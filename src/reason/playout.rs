@@ -427,9 +427,8 @@ mod tests {
         // Drop the rule that passes the turn from xplayer to oplayer.
         let mut broken = g.ground.clone();
         let before = broken.rules.len();
-        broken
-            .rules
-            .retain(|r| spell(r.head) != "(next (control oplayer))");
+        broken.rules = std::mem::take(&mut broken.rules)
+            .filtered(|_, r| spell(r.head) != "(next (control oplayer))", |_| true);
         assert_eq!(broken.rules.len(), before - 1);
         let failure = match validate(&game.program, &g.encoding, &broken, &OPTIONS) {
             Ok(s) => panic!("the broken program passed: {s:?}"),

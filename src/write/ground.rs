@@ -76,13 +76,13 @@ pub fn write_text(
         out.write_all(b"\n")?;
     }
     let notation = atoms.notation;
-    for rule in &ground.rules {
+    for rule in ground.rules.iter() {
         line.clear();
         let head = &names[rule.head as usize];
         match notation {
             Notation::Kif => {
                 let _ = write!(line, "(<= {head}");
-                for &(negated, a) in &rule.body {
+                for &(negated, a) in rule.body {
                     line.push(' ');
                     literal(notation, negated, &names[a as usize], &mut line);
                 }
