@@ -6,7 +6,7 @@ use super::plan::{Part, Plan};
 use super::stats::Stats;
 use super::templates::Templates;
 use super::{EngineError, Instances, Instantiation, Limits, Options};
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 use differential_dataflow::input::Input;
@@ -339,10 +339,20 @@ pub fn run(
         }
         let atoms = std::mem::take(&mut *atoms.borrow_mut());
         let mut instances = std::mem::take(&mut *instances.borrow_mut());
+        // After round 0 the loop only retracts, and every operator is monotone in the
+        // shrinking relations (antijoins read only static relations): a binding is added at
+        // most once and retracted at most once, so no sort is needed to net the changes.
         let changes = std::mem::take(&mut *bindings.borrow_mut());
-        for (r, row) in consolidate(changes) {
-            let mut ranges = Ranges::new(p.rules[r].vars);
-            t.instance(r, &row, &mut ranges, &mut instances);
+        let gone: FastSet<(usize, &Row)> = changes
+            .iter()
+            .filter(|(_, _, diff)| *diff < 0)
+            .map(|(r, row, _)| (*r, row))
+            .collect();
+        for (r, row, diff) in &changes {
+            if *diff > 0 && !gone.contains(&(*r, row)) {
+                let mut ranges = Ranges::new(p.rules[*r].vars);
+                t.instance(*r, row, &mut ranges, &mut instances);
+            }
         }
         (atoms, instances, retracted)
     })
