@@ -12,6 +12,7 @@ pub mod ground;
 pub mod grounding;
 pub mod hash;
 pub mod load;
+pub mod memory;
 pub mod oracle;
 pub mod program;
 pub mod reason;

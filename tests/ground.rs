@@ -105,46 +105,41 @@ fn two_workers_write_byte_identical_output() {
     }
 }
 
+/// Grounds tests/data/growing.kif (a closure that never ends) into a scratch file with
+/// `flags`: the exit code and stderr, after checking that the failed run left no file.
+fn ground_growing(scratch_name: &str, flags: &[&str]) -> (Option<i32>, String) {
+    let target = scratch(scratch_name).join("out.kif");
+    let game = here("tests/data/growing.kif");
+    let mut args = vec!["ground", &game, "-o", target.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let out = gdlground(&args);
+    assert!(!target.exists(), "a failed run must leave no output file");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), err)
+}
+
 #[test]
 fn a_growing_closure_stops_with_an_error_naming_the_relation_and_no_file() {
-    let dir = scratch("growing");
-    let target = dir.join("out.kif");
-    let out = gdlground(&[
-        "ground",
-        &here("tests/data/growing.kif"),
-        "-o",
-        target.to_str().unwrap(),
-        "--max-depth",
-        "6",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, err) = ground_growing("growing", &["--max-depth", "6"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("grows without bound"), "{err}");
     assert!(err.contains("(succ (succ (succ"), "{err}");
-    assert!(!target.exists(), "a failed run must leave no output file");
+}
+
+#[test]
+fn a_run_past_the_memory_limit_stops_with_an_error_and_no_file() {
+    // Without a depth limit the growing closure would run until the machine runs out.
+    let flags = ["--max-depth", "100000000", "--max-memory", "0.001"];
+    let (code, err) = ground_growing("memory", &flags);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("more than 1 MiB, the memory limit"), "{err}");
+    assert!(err.contains("hint: --max-memory raises it"), "{err}");
 }
 
 #[test]
 fn a_passed_deadline_exits_with_its_own_code_and_no_file() {
-    let dir = scratch("deadline");
-    let target = dir.join("out.kif");
-    let out = gdlground(&[
-        "ground",
-        &here("tests/data/growing.kif"),
-        "-o",
-        target.to_str().unwrap(),
-        "--deadline",
-        "0",
-        "--max-depth",
-        "100000",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!target.exists());
+    let (code, err) = ground_growing("deadline", &["--deadline", "0", "--max-depth", "100000"]);
+    assert_eq!(code, Some(3), "{err}");
 }
 
 #[test]

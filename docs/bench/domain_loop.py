@@ -41,7 +41,7 @@ def measure(game, extra, timeout):
             rss = int(line.split()[1])
     if p.returncode != 0 or stats is None:
         err = next((l for l in p.stderr.splitlines() if "error" in l), p.stderr.strip()[:200])
-        return None, err
+        return None, err.splitlines()[0] if err else f"exit {p.returncode}"
     stats["rss_kib"] = rss
     return stats, None
 

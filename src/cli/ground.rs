@@ -47,6 +47,10 @@ pub struct EngineArgs {
     /// Stop with an error when S* grows past this many atoms.
     #[arg(long, default_value_t = 50_000_000, value_name = "N")]
     max_atoms: usize,
+    /// Stop with an error when the process's memory passes this many GiB [default: three
+    /// quarters of the machine's memory].
+    #[arg(long, value_name = "GIB")]
+    max_memory: Option<f64>,
     /// The superset of the reachable atoms that rules are instantiated over [default:
     /// reachable].
     #[arg(long, value_enum, value_name = "MODE")]
@@ -85,6 +89,12 @@ impl EngineArgs {
             workers: self.workers.max(1),
             max_depth: self.max_depth,
             max_atoms: self.max_atoms,
+            max_memory: match self.max_memory {
+                Some(gib) if gib.is_finite() && gib > 0.0 => {
+                    Some((gib * (1u64 << 30) as f64) as u64)
+                }
+                _ => gdlground::engine::default_max_memory(),
+            },
             deadline: self
                 .deadline
                 .filter(|s| s.is_finite() && *s >= 0.0)

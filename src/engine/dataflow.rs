@@ -237,8 +237,9 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let pattern = pattern.clone();
         let new = new.to_vec();
         let mut ranges = Ranges::new(vars);
+        let mut guard = Guard::new(self.limits);
         self.relation(rel).flat_map(move |row: Row| {
-            if !ranges.match_row(&pattern, &row, &arities) {
+            if guard.stop() || !ranges.match_row(&pattern, &row, &arities) {
                 return None;
             }
             let mut out = Row::new();
@@ -286,6 +287,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let arities = self.arities();
         let (b, k) = (bound.to_vec(), key.to_vec());
         let mut ranges = Ranges::new(vars);
+        let mut guard = Guard::new(self.limits);
         bindings
             .map(move |row: Row| {
                 ranges.read_binding(&b, &row, &arities);
@@ -294,7 +296,10 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                 (kr, row)
             })
             .arrange_by_key()
-            .join_core(right, |_key, binding: &Row, values: &Row| {
+            .join_core(right, move |_key, binding: &Row, values: &Row| {
+                if guard.stop() {
+                    return None;
+                }
                 let mut out = binding.clone();
                 out.extend_from_slice(values);
                 Some(out)
@@ -358,7 +363,11 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let (b, head) = (rule.binding.clone(), rule.head.clone());
         let mut ranges = Ranges::new(rule.vars);
         let check = rule.recursive.then(|| (self.limits.clone(), rule.head_rel));
+        let mut guard = Guard::new(self.limits);
         bindings.flat_map(move |row: Row| {
+            if guard.stop() {
+                return None;
+            }
             ranges.read_binding(&b, &row, &arities);
             let mut atom = Row::new();
             ranges.instantiate(&head, &row, &mut atom);
@@ -374,5 +383,32 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
 
     fn arities(&self) -> Arc<Vec<u32>> {
         self.plan.arities.clone()
+    }
+}
+
+/// Stops an operator's output once the run is stopping, and checks the process's memory every
+/// so many records: one step of a large join can allocate gigabytes, so checking between
+/// steps alone would notice too late. Once stopped, operators emit nothing more and the run
+/// ends quickly (its partial result is thrown away).
+struct Guard {
+    limits: Arc<Limits>,
+    count: u32,
+}
+
+impl Guard {
+    fn new(limits: &Arc<Limits>) -> Guard {
+        Guard {
+            limits: limits.clone(),
+            count: 0,
+        }
+    }
+
+    /// Whether the run is stopping.
+    fn stop(&mut self) -> bool {
+        self.count = self.count.wrapping_add(1);
+        if self.count.is_multiple_of(1 << 16) {
+            self.limits.check_memory();
+        }
+        self.limits.stopped()
     }
 }

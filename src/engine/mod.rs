@@ -36,6 +36,9 @@ pub struct Options {
     pub max_depth: usize,
     /// More atoms than this stop grounding with an error.
     pub max_atoms: usize,
+    /// Stop with [`EngineError::TooMuchMemory`] when the process's resident memory passes
+    /// this many bytes.
+    pub max_memory: Option<u64>,
     /// Stop with [`EngineError::Deadline`] at this instant.
     pub deadline: Option<Instant>,
 }
@@ -46,9 +49,16 @@ impl Default for Options {
             workers: 1,
             max_depth: 12,
             max_atoms: 50_000_000,
+            max_memory: default_max_memory(),
             deadline: None,
         }
     }
+}
+
+/// Three quarters of the machine's memory: a run that needs more stops with an error before
+/// the kernel kills it (or the machine starts swapping).
+pub fn default_max_memory() -> Option<u64> {
+    crate::memory::physical_bytes().map(|b| b / 4 * 3)
 }
 
 /// Why grounding stopped without a result.
@@ -63,6 +73,8 @@ pub enum EngineError {
     },
     /// More atoms than the limit.
     TooManyAtoms,
+    /// The process's memory passed the limit (bytes).
+    TooMuchMemory(u64),
     /// The deadline passed.
     Deadline,
     /// A worker failed.
@@ -73,6 +85,7 @@ pub enum EngineError {
 #[derive(Debug)]
 pub struct Limits {
     max_depth: usize,
+    max_memory: Option<u64>,
     stop: AtomicBool,
     reason: Mutex<Option<EngineError>>,
 }
@@ -82,6 +95,7 @@ impl Limits {
     fn new(options: &Options) -> Arc<Limits> {
         Arc::new(Limits {
             max_depth: options.max_depth,
+            max_memory: options.max_memory,
             stop: AtomicBool::new(false),
             reason: Mutex::new(None),
         })
@@ -101,6 +115,16 @@ impl Limits {
             reason.get_or_insert(error);
         }
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops every worker if the process's memory has passed the limit.
+    fn check_memory(&self) {
+        let peak = crate::memory::peak_resident_bytes();
+        if let (Some(limit), Some(peak)) = (self.max_memory, peak) {
+            if peak > limit {
+                self.fail(EngineError::TooMuchMemory(limit));
+            }
+        }
     }
 
     fn stopped(&self) -> bool {

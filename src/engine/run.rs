@@ -271,9 +271,14 @@ pub fn run(
         }
         let mut retracted = Vec::new();
         let step_until = |worker: &mut timely::worker::Worker, done: &dyn Fn() -> bool| {
+            let mut steps = 0u32;
             while !done() {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     l.fail(EngineError::Deadline);
+                }
+                steps = steps.wrapping_add(1);
+                if steps.is_multiple_of(64) {
+                    l.check_memory();
                 }
                 if l.stopped() {
                     // timely would otherwise run the unfinished dataflow to completion.

@@ -99,9 +99,22 @@ impl GroundError {
                     program.relation_name(*relation)
                 )
             }
+            GroundError::Engine(EngineError::TooMuchMemory(limit)) => format!(
+                "error: grounding needs more than {}, the memory limit\n  hint: --max-memory raises it (the default is three quarters of this machine's memory)\n",
+                bytes(*limit)
+            ),
             GroundError::Engine(EngineError::TooManyAtoms) => "error: more atoms than --max-atoms allows\n  hint: raise --max-atoms if the machine has the memory\n".into(),
             GroundError::Engine(EngineError::Deadline) => "error: the deadline passed before grounding finished\n".into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),
         }
+    }
+}
+
+/// A memory size for people: GiB with one decimal, MiB below 1 GiB.
+fn bytes(n: u64) -> String {
+    if n >= 1 << 30 {
+        format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{} MiB", n >> 20)
     }
 }
