@@ -70,7 +70,12 @@ impl Instances {
 
     /// The instances, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = Instance<'_>> + '_ {
-        self.chunks.iter().flat_map(|chunk| {
+        self.parts().flatten()
+    }
+
+    /// The instances in parts (one per worker that made some), to process in parallel.
+    pub fn parts(&self) -> impl Iterator<Item = impl Iterator<Item = Instance<'_>> + '_> + '_ {
+        self.chunks.iter().map(|chunk| {
             let mut rest = &chunk[..];
             std::iter::from_fn(move || {
                 let (&[rule, head_rel, head_len], tail) = rest.split_first_chunk::<3>()?;

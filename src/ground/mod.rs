@@ -4,7 +4,7 @@
 //! ground rules with impossible negations dropped, rules killed by a fact negation removed,
 //! bodies as sets (sorted, each literal once), duplicate rules once. Invariant: the same instantiation always gives the same program.
 
-use crate::engine::{Instantiation, Row};
+use crate::engine::{Instance, Instantiation, Row};
 use crate::hash::FastMap;
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
@@ -46,9 +46,10 @@ impl GroundProgram {
     /// Builds and simplifies the ground program of `instantiation`: static literals and
     /// impossible negations dropped, then facts propagated to a fixpoint (a rule whose
     /// positive literals are all facts and that has no negative literal left is a fact; a
-    /// rule with a negated fact is dead; a rule for a fact is redundant). The result does
-    /// not depend on the order of the instances.
-    pub fn new(instantiation: &Instantiation) -> GroundProgram {
+    /// rule with a negated fact is dead; a rule for a fact is redundant). The instances are
+    /// turned into rules on up to `threads` threads. The result does not depend on the order
+    /// of the instances, nor on `threads`.
+    pub fn new(instantiation: &Instantiation, threads: usize) -> GroundProgram {
         let atoms = instantiation.atoms.clone();
         let index: FastMap<(RelId, &[Token]), AtomId> = atoms
             .iter()
@@ -59,27 +60,24 @@ impl GroundProgram {
         for (i, (rel, _)) in atoms.iter().enumerate() {
             is_fact[i] = instantiation.is_static[*rel as usize];
         }
-        let mut rules = Rules::default();
-        let mut body = Vec::new();
-        'instances: for instance in instantiation.instances.iter() {
-            let Some(&head) = index.get(&(instance.head_rel, instance.head)) else {
-                continue;
-            };
-            body.clear();
-            for (negated, rel, args) in instance.body() {
-                match index.get(&(rel, args)) {
-                    None if negated => {}
-                    None => continue 'instances,
-                    Some(&a) if negated && is_fact[a as usize] => continue 'instances,
-                    Some(&a) if !negated && is_fact[a as usize] => {}
-                    Some(&a) => body.push((negated, a)),
-                }
-            }
-            // A body is a set: repeated literals and other orders are the same rule.
-            body.sort_unstable();
-            body.dedup();
-            rules.push(head, &body);
+        let threads = threads.max(1);
+        let mut groups: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, part) in instantiation.instances.parts().enumerate() {
+            groups[i % threads].push(part);
         }
+        let (index, static_facts) = (&index, &is_fact);
+        let mut rules = Rules::default();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = groups
+                .into_iter()
+                .map(|parts| {
+                    scope.spawn(move || rules_of(parts.into_iter().flatten(), index, static_facts))
+                })
+                .collect();
+            for handle in handles {
+                rules.append(handle.join().expect("a ground stage thread panicked"));
+            }
+        });
         propagate_facts(&mut rules, &mut is_fact);
         let facts = (0..atoms.len() as AtomId)
             .filter(|&a| is_fact[a as usize])
@@ -107,6 +105,38 @@ impl GroundProgram {
             rules: self.rules.len(),
         }
     }
+}
+
+/// The rules of `instances`: atoms numbered by `index`, literals over static facts dropped,
+/// instances whose positive literal is not in S* or whose negated atom is a fact dropped,
+/// bodies as sets.
+fn rules_of<'a>(
+    instances: impl Iterator<Item = Instance<'a>>,
+    index: &FastMap<(RelId, &[Token]), AtomId>,
+    is_fact: &[bool],
+) -> Rules {
+    let mut rules = Rules::default();
+    let mut body = Vec::new();
+    'instances: for instance in instances {
+        let Some(&head) = index.get(&(instance.head_rel, instance.head)) else {
+            continue;
+        };
+        body.clear();
+        for (negated, rel, args) in instance.body() {
+            match index.get(&(rel, args)) {
+                None if negated => {}
+                None => continue 'instances,
+                Some(&a) if negated && is_fact[a as usize] => continue 'instances,
+                Some(&a) if !negated && is_fact[a as usize] => {}
+                Some(&a) => body.push((negated, a)),
+            }
+        }
+        // A body is a set: repeated literals and other orders are the same rule.
+        body.sort_unstable();
+        body.dedup();
+        rules.push(head, &body);
+    }
+    rules
 }
 
 /// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact

@@ -35,6 +35,18 @@ impl Rules {
         self.bounds.push(self.literals.len());
     }
 
+    /// Takes over the rules of `other`, after these.
+    pub fn append(&mut self, other: Rules) {
+        let offset = self.literals.len();
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        self.heads.extend(other.heads);
+        self.literals.extend(other.literals);
+        self.bounds
+            .extend(other.bounds.into_iter().skip(1).map(|b| b + offset));
+    }
+
     /// How many rules there are.
     pub fn len(&self) -> usize {
         self.heads.len()

@@ -74,7 +74,7 @@ pub fn ground_with(
             (i, Some(report))
         }
     };
-    let ground = GroundProgram::new(&instantiation);
+    let ground = GroundProgram::new(&instantiation, options.workers);
     Ok(Grounded {
         encoding,
         instantiation,
