@@ -13,10 +13,10 @@
 //! incremental loop is measured against).
 
 use super::plan::{Part, Plan};
-use super::run::{exact, gather, run, Round, Shrinking, Tables};
+use super::run::{exact, gather, run, shrinking, unshare, Round, Tables};
 use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
-use crate::hash::FastSet;
+use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 use std::collections::BTreeMap;
@@ -57,13 +57,6 @@ pub fn reduce(
     let seed_sizes: BTreeMap<RelId, usize> = seeds.iter().map(|(r, s)| (*r, s.len())).collect();
     let stats = exact(program, encoding, options, &limits, seeds)?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Loop, &stats));
-    // In the plan's order: `true`, then `does`.
-    let relations: Vec<(RelId, Vec<RelId>)> = plan
-        .supports
-        .iter()
-        .filter(|(rel, _)| seed_sizes.contains_key(rel))
-        .cloned()
-        .collect();
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
     let record = {
@@ -76,20 +69,26 @@ pub fn reduce(
         }
     };
     let mut given = stats.into_rows();
+    // In the plan's order: `true`, then `does`.
+    let relations = shrinking(&plan, &given);
     let instantiation = match strategy {
         Strategy::Incremental => {
-            let shrinking = Arc::new(Shrinking {
-                relations: relations.clone(),
-                on_round: Arc::new(record),
-            });
             let shared = Arc::new(given);
-            let (computed, instances, retracted) =
-                run(&templates, &shared, options, &limits, Some(shrinking))?;
-            given = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
-            let retracted: FastSet<(RelId, Row)> = retracted.into_iter().collect();
-            for (rel, _) in &relations {
-                if let Some(rows) = given.get_mut(rel) {
-                    rows.retain(|row| !retracted.contains(&(*rel, row.clone())));
+            let (computed, instances, retracted) = run(
+                &templates,
+                &shared,
+                options,
+                &limits,
+                Some(Arc::new(record)),
+            )?;
+            given = unshare(shared);
+            let mut gone: FastMap<RelId, FastSet<Row>> = FastMap::default();
+            for (rel, row) in retracted {
+                gone.entry(rel).or_default().insert(row);
+            }
+            for (rel, rows) in gone {
+                if let Some(kept) = given.get_mut(&rel) {
+                    kept.retain(|row| !rows.contains(row));
                 }
             }
             gather(&plan, Arc::new(given), computed, instances)
@@ -100,7 +99,7 @@ pub fn reduce(
                 let start = Instant::now();
                 let shared = Arc::new(given);
                 let (computed, instances, _) = run(&templates, &shared, options, &limits, None)?;
-                given = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
+                given = unshare(shared);
                 let removed = shrink(&mut given, &relations, &computed);
                 record(&Round {
                     index,

@@ -67,8 +67,7 @@ pub fn gather(
     computed: Vec<(RelId, Row)>,
     instances: Instances,
 ) -> Instantiation {
-    // The workers are done with their shares of `given`: take the rows back without a copy.
-    let given = Arc::try_unwrap(given).unwrap_or_else(|shared| (*shared).clone());
+    let given = unshare(given);
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
@@ -80,6 +79,12 @@ pub fn gather(
         is_static: plan.is_static.clone(),
         instances,
     }
+}
+
+/// The given relations back from a finished run: the workers are done with their shares, so
+/// without a copy.
+pub fn unshare(given: Arc<Tables>) -> Tables {
+    Arc::try_unwrap(given).unwrap_or_else(|shared| (*shared).clone())
 }
 
 /// The rows of the relations defined by ground facts only: what is known before running.
@@ -108,16 +113,17 @@ fn facts(program: &Program, encoding: &Encoding) -> Tables {
     tables
 }
 
-/// How a run shrinks relations it is given, round after round: the domain-graph reduction
-/// loop (GDL.md §2, steps 3–5). After each round every row of a shrinking relation that none
-/// of its supporting relations derived is retracted from the running dataflow, which updates
-/// incrementally; the run ends when a round retracts nothing.
-pub struct Shrinking {
-    /// Each shrinking relation (given) and the relations whose atoms keep its rows (`true`:
-    /// `init` and `next`; `does`: `legal`).
-    pub relations: Vec<(RelId, Vec<RelId>)>,
-    /// Called after each round, on one worker.
-    pub on_round: Arc<dyn Fn(&Round) + Send + Sync>,
+/// Called after each round of a shrinking run, on one worker.
+pub type OnRound = Arc<dyn Fn(&Round) + Send + Sync>;
+
+/// The plan's [`supports`](Plan::supports) among the relations `given`: the relations a
+/// shrinking run shrinks, each with the relations whose atoms keep its rows.
+pub fn shrinking(plan: &Plan, given: &Tables) -> Vec<(RelId, Vec<RelId>)> {
+    plan.supports
+        .iter()
+        .filter(|(rel, _)| given.contains_key(rel))
+        .cloned()
+        .collect()
 }
 
 /// One round of the reduction loop.
@@ -125,7 +131,7 @@ pub struct Shrinking {
 pub struct Round {
     /// 0 for the derivation from the seeds, then 1, 2, …
     pub index: usize,
-    /// Rows the round retracts, per shrinking relation (in [`Shrinking::relations`] order).
+    /// Rows the round retracts, per shrinking relation (in [`shrinking`] order).
     pub removed: Vec<usize>,
     /// Atoms of the derived (not given) relations after the round.
     pub atoms: usize,
@@ -135,7 +141,7 @@ pub struct Round {
 
 /// The workers' shared state for a shrinking run: a barrier and each round's retractions.
 struct Rounds {
-    control: Arc<Shrinking>,
+    on_round: OnRound,
     barrier: Barrier,
     removed: Mutex<Vec<Vec<usize>>>,
 }
@@ -151,13 +157,16 @@ pub type Outcome = (Vec<(RelId, Row)>, Instances, Vec<(RelId, Row)>);
 /// Runs the plan of `templates` on timely workers with the relations `given`, returning the
 /// atoms of the relations it computes and the instances of its rules with dynamic heads. The
 /// workers consolidate the bindings and instantiate the rules themselves, in parallel. With
-/// `shrinking`, the run is the reduction loop over the given relations it names.
+/// `on_round`, the run is the reduction loop (GDL.md §2, steps 3–5) over the [`shrinking`]
+/// relations: after each round every row of theirs that none of its supporting relations
+/// derived is retracted from the running dataflow, which updates incrementally, and the run
+/// ends when a round retracts nothing.
 pub fn run(
     templates: &Arc<Templates>,
     given: &Arc<Tables>,
     options: &Options,
     limits: &Arc<Limits>,
-    shrinking: Option<Arc<Shrinking>>,
+    on_round: Option<OnRound>,
 ) -> Result<Outcome, EngineError> {
     let atom_count = Arc::new(AtomicIsize::new(0));
     let (t, l, count, deadline, max_atoms) = (
@@ -169,9 +178,13 @@ pub fn run(
     );
     let given = given.clone();
     let workers = options.workers.max(1);
-    let rounds = shrinking.map(|control| {
+    let shrinks = match on_round {
+        Some(_) => shrinking(&templates.plan, &given),
+        None => Vec::new(),
+    };
+    let rounds = on_round.map(|on_round| {
         Arc::new(Rounds {
-            control,
+            on_round,
             barrier: Barrier::new(workers),
             removed: Mutex::default(),
         })
@@ -183,9 +196,6 @@ pub fn run(
         // With rounds, bindings come and go: they are kept with their changes and turned
         // into instances at the end, once each binding's multiplicity is final.
         let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
-        let shrinks = rounds
-            .as_ref()
-            .map_or(&[][..], |r| &r.control.relations[..]);
         let stale: Vec<Rc<RefCell<FastMap<Row, Diff>>>> =
             shrinks.iter().map(|_| Rc::default()).collect();
         let p = &t.plan;
@@ -300,13 +310,14 @@ pub fn run(
                 let finished = step_until(worker, &|| !probe.less_than(&time));
                 let mut removed = vec![0; shrinks.len()];
                 for (i, ((rel, _), sink)) in shrinks.iter().zip(&stale).enumerate() {
+                    if !finished {
+                        break;
+                    }
                     let handle = &mut inputs.iter_mut().find(|(r, _)| r == rel).expect("given").1;
-                    for (row, &count) in sink.borrow().iter() {
-                        if finished && count > 0 {
-                            handle.remove(row.clone());
-                            retracted.push((*rel, row.clone()));
-                            removed[i] += 1;
-                        }
+                    for (row, _) in sink.borrow().iter().filter(|(_, &count)| count > 0) {
+                        handle.remove(row.clone());
+                        retracted.push((*rel, row.clone()));
+                        removed[i] += 1;
                     }
                 }
                 let total = {
@@ -324,7 +335,7 @@ pub fn run(
                 };
                 let stop = l.stopped();
                 if index == 0 && !stop {
-                    (rounds.control.on_round)(&Round {
+                    (rounds.on_round)(&Round {
                         index: round,
                         removed: total.clone(),
                         atoms: count.load(Ordering::Relaxed).max(0) as usize,
