@@ -5,7 +5,7 @@
 
 pub mod domains;
 
-use crate::program::{Keyword, Literal, Model, Program, RelId};
+use crate::program::{Literal, Program, RelId};
 
 /// The relation dependency graph: for each relation, the relations its rules' bodies use.
 #[derive(Clone, Debug)]
@@ -44,20 +44,15 @@ impl Dependencies {
         Dependencies { uses, negative }
     }
 
-    /// Whether each relation is static: it depends on no state relation. State relations are
-    /// `true` and `does` (classic) or the fluents and `legal` (operations: every relation
-    /// without rules that is used in a body is read from the state).
+    /// Whether each relation is static: it depends on no state relation. The state relations
+    /// are the heads of the program's dynamics rules: `true` and `does` (classic), the fluents
+    /// and the performed actions (operations, once lowered to rules).
     pub fn static_relations(&self, program: &Program) -> Vec<bool> {
         let n = program.relations.len();
-        let mut dynamic: Vec<bool> = (0..n)
-            .map(|r| match program.model {
-                Model::Classic => matches!(
-                    program.keyword(r as RelId),
-                    Some(Keyword::True | Keyword::Does)
-                ),
-                Model::Operations => false,
-            })
-            .collect();
+        let mut dynamic = vec![false; n];
+        for rule in &program.dynamics {
+            dynamic[rule.head.rel as usize] = true;
+        }
         let mut changed = true;
         while changed {
             changed = false;

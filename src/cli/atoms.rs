@@ -26,11 +26,17 @@ pub fn run(args: &Args) -> i32 {
             Ok(x) => x,
             Err(code) => return code,
         };
-    let text = AtomText::new(&game.program, &grounded.encoding, Notation::Kif);
+    let text = AtomText::new(
+        grounded.program(&game.program),
+        &grounded.encoding,
+        Notation::Kif,
+    );
+    let lowering = grounded.lowered.as_ref().and_then(|p| p.lowering.as_ref());
     let mut lines: Vec<String> = grounded
         .ground
         .atoms
         .iter()
+        .filter(|(rel, _)| lowering.is_none_or(|l| l.operation(*rel).is_none()))
         .map(|(rel, args)| {
             let mut s = String::new();
             text.atom(*rel, args, &mut s);

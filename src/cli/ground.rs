@@ -202,8 +202,13 @@ pub fn run(args: &Args) -> i32 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let counts = grounded.ground.counts(&game.program);
+    let counts = grounded.counts(&game.program);
+    let program = grounded.program(&game.program);
     let notation = match args.format {
+        Some(FormatArg::Kif) if grounded.lowered.is_some() => {
+            eprintln!("error: an operations game is written in infix (`--format infix` or json)");
+            return EXIT_USAGE;
+        }
         Some(FormatArg::Kif) => Notation::Kif,
         Some(FormatArg::Infix) => Notation::Infix,
         Some(FormatArg::Json) | None if game.syntax == Syntax::Kif => Notation::Kif,
@@ -215,13 +220,16 @@ pub fn run(args: &Args) -> i32 {
             return EXIT_USAGE;
         }
     }
-    let atoms = AtomText::new(&game.program, &grounded.encoding, notation);
+    let atoms = AtomText::new(program, &grounded.encoding, notation);
     let written = output::write_with(&args.output, |out| match args.format {
         Some(FormatArg::Json) => {
-            let kif = AtomText::new(&game.program, &grounded.encoding, Notation::Kif);
-            out.write_all(write::ground::json(&grounded.ground, &kif, &counts).as_bytes())
+            let kif = AtomText::new(program, &grounded.encoding, Notation::Kif);
+            out.write_all(
+                write::ground::json(&grounded.ground, &kif, &counts, program.lowering.as_ref())
+                    .as_bytes(),
+            )
         }
-        _ => write::ground::write_text(&grounded.ground, &atoms, out),
+        _ => write::ground::write_text(&grounded.ground, &atoms, program.lowering.as_ref(), out),
     });
     if let Err(e) = written {
         eprintln!("error: cannot write {}: {e}", args.output.display());

@@ -4,7 +4,6 @@ use super::ground::EngineArgs;
 use super::{SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::EngineError;
 use gdlground::program::encoding::Encoding;
-use gdlground::program::Model;
 use gdlground::reason::playout::{self, Options};
 use gdlground::{ground_with, read_game, GroundError, LoadError};
 use std::path::PathBuf;
@@ -50,10 +49,6 @@ pub fn run(args: &Args) -> i32 {
         eprint!("{}", w.render(&game.source));
     }
     let name = game.source.name.clone();
-    if game.program.model == Model::Operations {
-        eprintln!("{name}: error: validate does not support operation games (.hrf) yet");
-        return EXIT_USAGE;
-    }
     let superset = args.engine.superset();
     let grounded = match ground_with(&game.program, &args.engine.options(start), &superset) {
         Ok(g) => {
@@ -74,12 +69,8 @@ pub fn run(args: &Args) -> i32 {
         seed: args.seed,
         max_steps: args.max_steps,
     };
-    match playout::validate(
-        &game.program,
-        &grounded.encoding,
-        &grounded.ground,
-        &options,
-    ) {
+    let program = grounded.program(&game.program);
+    match playout::validate(program, &grounded.encoding, &grounded.ground, &options) {
         Ok(s) => {
             println!(
                 "{name}: ok: {} playouts, {} steps, {} states, {} stuck, {} cut at --max-steps, {} ms",
@@ -93,10 +84,7 @@ pub fn run(args: &Args) -> i32 {
             0
         }
         Err(failure) => {
-            print!(
-                "{name}: {}",
-                failure.render(&game.program, &grounded.encoding)
-            );
+            print!("{name}: {}", failure.render(program, &grounded.encoding));
             EXIT_REJECTED
         }
     }

@@ -220,12 +220,17 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                 Step::Filter { op, args, negated } => {
                     self.filter(bindings, &bound, *op, args, *negated, rule.vars)
                 }
+                Step::Compute { op, args, .. } => {
+                    self.compute(bindings, &bound, *op, args, rule.vars)
+                }
                 Step::Antijoin { rel, pattern } => {
                     self.antijoin(bindings, &bound, *rel, pattern, rule.vars)
                 }
             };
-            if let Step::Join { new, .. } = step {
-                bound.extend(new);
+            match step {
+                Step::Join { new, .. } => bound.extend(new),
+                Step::Compute { out, .. } => bound.push(*out),
+                _ => {}
             }
         }
         bindings
@@ -330,6 +335,40 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                 })
                 .collect();
             super::builtin::holds(op, &values) != negated
+        })
+    }
+
+    /// Extends each binding by the value of the built-in's one unbound argument (a variable,
+    /// which becomes the binding's last), dropping the bindings it has no value for.
+    fn compute(
+        &self,
+        bindings: Rows<'s, T>,
+        bound: &[VarId],
+        op: Builtin,
+        args: &[Pattern],
+        vars: usize,
+    ) -> Rows<'s, T> {
+        let arities = self.arities();
+        let (b, args) = (bound.to_vec(), args.to_vec());
+        let mut ranges = Ranges::new(vars);
+        bindings.flat_map(move |row: Row| {
+            ranges.read_binding(&b, &row, &arities);
+            let values: Vec<Option<Row>> = args
+                .iter()
+                .map(|p| {
+                    let ready = variables(p).iter().all(|v| b.contains(v));
+                    ready.then(|| {
+                        let mut out = Row::new();
+                        ranges.instantiate(p, &row, &mut out);
+                        out
+                    })
+                })
+                .collect();
+            let refs: Vec<Option<&[u32]>> = values.iter().map(|v| v.as_deref()).collect();
+            let value = super::builtin::compute(op, &refs)?;
+            let mut out = row;
+            out.extend_from_slice(&value);
+            Some(out)
         })
     }
 

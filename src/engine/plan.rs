@@ -11,7 +11,7 @@ use super::pattern::{pattern, variables, Item, Pattern};
 use super::stats::Stats;
 use crate::analysis::Dependencies;
 use crate::program::encoding::Encoding;
-use crate::program::{Builtin, Literal, Model, Program, RelId, VarId};
+use crate::program::{Builtin, Literal, Program, RelId, Rule, VarId};
 
 /// One step of a rule's chain, applied to the bindings so far.
 #[derive(Clone, Debug)]
@@ -36,6 +36,16 @@ pub enum Step {
         args: Vec<Pattern>,
         /// Whether negated.
         negated: bool,
+    },
+    /// Extend each binding by the value of variable `out`, the one argument of the built-in
+    /// not bound yet (`plus(X, 1, N)` with X bound gives N), dropping bindings without one.
+    Compute {
+        /// Which built-in.
+        op: Builtin,
+        /// Its arguments; the one that is `out` alone is computed.
+        args: Vec<Pattern>,
+        /// The variable bound.
+        out: VarId,
     },
     /// Drop bindings for which the (static, completed) atom holds.
     Antijoin {
@@ -118,67 +128,13 @@ impl Plan {
                 continue;
             }
             let vars = program.rule_origins[i].var_names.len();
-            let mut positives = Vec::new();
-            let mut filters = Vec::new();
-            for literal in &rule.body {
-                match literal {
-                    Literal::Pos(a) => positives.push((a.rel, pattern(program, encoding, &a.args))),
-                    Literal::Neg(a) if head_static || is_static[a.rel as usize] => {
-                        filters.push(Step::Antijoin {
-                            rel: a.rel,
-                            pattern: pattern(program, encoding, &a.args),
-                        })
-                    }
-                    Literal::Neg(_) => {}
-                    Literal::Builtin { op, args, negated } => filters.push(Step::Filter {
-                        op: *op,
-                        args: args
-                            .iter()
-                            .map(|t| pattern(program, encoding, std::slice::from_ref(t)))
-                            .collect(),
-                        negated: *negated,
-                    }),
-                    Literal::Count { .. } => {}
-                }
-            }
-            let head = pattern(program, encoding, &rule.head.args);
-            rules.push(order(
-                Some(i),
-                rule.head.rel,
-                head,
-                positives,
-                filters,
-                vars,
-                stats,
-            ));
+            let context = (program, encoding, &is_static[..], stats);
+            rules.push(plan_rule(context, rule, Some(i), vars, head_static));
         }
-        if program.model == Model::Classic && part == Part::Rest {
-            for (head, body) in [("true", "init"), ("true", "next")] {
-                if let (Some(h), Some(b)) = (program.relation(head, 1), program.relation(body, 1)) {
-                    let p = vec![Item::Var(0)];
-                    rules.push(order(
-                        None,
-                        h,
-                        p.clone(),
-                        vec![(b, p)],
-                        Vec::new(),
-                        1,
-                        stats,
-                    ));
-                }
-            }
-            if let (Some(h), Some(b)) = (program.relation("does", 2), program.relation("legal", 2))
-            {
-                let p = vec![Item::Var(0), Item::Var(1)];
-                rules.push(order(
-                    None,
-                    h,
-                    p.clone(),
-                    vec![(b, p)],
-                    Vec::new(),
-                    2,
-                    stats,
-                ));
+        if part == Part::Rest {
+            for rule in &program.dynamics {
+                let context = (program, encoding, &is_static[..], stats);
+                rules.push(plan_rule(context, rule, None, rule.variables(), false));
             }
         }
         let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); program.relations.len()];
@@ -229,6 +185,48 @@ impl Plan {
     }
 }
 
+/// What planning a rule needs besides the rule: the program, its encoding, which relations
+/// are computed exactly, and the statistics that order bodies.
+type Context<'a> = (&'a Program, &'a Encoding, &'a [bool], &'a Stats);
+
+/// Plans one rule of P+ with `vars` variables: its positive literals ordered as joins, its
+/// built-ins as filters or computations, and its negative literals as antijoins where they
+/// can be decided exactly (the head or the negated relation is static); the other negative
+/// literals are the relaxation's and dropped.
+fn plan_rule(
+    (program, encoding, is_static, stats): Context<'_>,
+    rule: &Rule,
+    source: Option<usize>,
+    vars: usize,
+    head_static: bool,
+) -> RulePlan {
+    let mut positives = Vec::new();
+    let mut filters = Vec::new();
+    for literal in &rule.body {
+        match literal {
+            Literal::Pos(a) => positives.push((a.rel, pattern(program, encoding, &a.args))),
+            Literal::Neg(a) if head_static || is_static[a.rel as usize] => {
+                filters.push(Step::Antijoin {
+                    rel: a.rel,
+                    pattern: pattern(program, encoding, &a.args),
+                })
+            }
+            Literal::Neg(_) => {}
+            Literal::Builtin { op, args, negated } => filters.push(Step::Filter {
+                op: *op,
+                args: args
+                    .iter()
+                    .map(|t| pattern(program, encoding, std::slice::from_ref(t)))
+                    .collect(),
+                negated: *negated,
+            }),
+            Literal::Count { .. } => {}
+        }
+    }
+    let head = pattern(program, encoding, &rule.head.args);
+    order(source, rule.head.rel, head, positives, filters, vars, stats)
+}
+
 /// The dynamics of classic GDL as supports: `true` by `init` and `next`, `does` by `legal`
 /// (those of them the program has).
 fn supports(program: &Program) -> Vec<(RelId, Vec<RelId>)> {
@@ -276,7 +274,7 @@ fn order(
         .unwrap_or_default();
     let mut bound: Vec<VarId> = Vec::new();
     let mut steps = Vec::new();
-    place_filters(&mut filters, &bound, &mut steps);
+    place_filters(&mut filters, &mut bound, &mut steps);
     for i in sequence {
         let (rel, pattern) = positives[i].clone();
         let vs = variables(&pattern);
@@ -289,7 +287,7 @@ fn order(
             key,
             new,
         });
-        place_filters(&mut filters, &bound, &mut steps);
+        place_filters(&mut filters, &mut bound, &mut steps);
     }
     // Filters whose variables no join binds cannot be evaluated (unsafe rules are rejected
     // before planning), so none can be left here.
@@ -350,25 +348,60 @@ fn pick(
         .map(|(_, _, i)| i)
 }
 
-/// Moves every filter whose variables are all in `bound` to `steps`.
-fn place_filters(filters: &mut Vec<Step>, bound: &[VarId], steps: &mut Vec<Step>) {
-    let ready = |s: &Step| -> bool {
-        let pats: Vec<&Pattern> = match s {
-            Step::Filter { args, .. } => args.iter().collect(),
-            Step::Antijoin { pattern, .. } => vec![pattern],
-            Step::Join { .. } => vec![],
-        };
-        pats.iter()
-            .all(|p| variables(p).iter().all(|v| bound.contains(v)))
-    };
+/// Moves every filter whose variables are all in `bound` to `steps`, and every built-in that
+/// can compute its one unbound variable from the others as a [`Step::Compute`] (binding it,
+/// which may make more filters ready).
+fn place_filters(filters: &mut Vec<Step>, bound: &mut Vec<VarId>, steps: &mut Vec<Step>) {
+    let is_bound = |p: &Pattern, bound: &[VarId]| variables(p).iter().all(|v| bound.contains(v));
     let mut i = 0;
     while i < filters.len() {
-        if ready(&filters[i]) {
-            steps.push(filters.remove(i));
-        } else {
-            i += 1;
+        let placed = match &filters[i] {
+            Step::Filter { args, .. } if args.iter().all(|p| is_bound(p, bound)) => {
+                Some(filters.remove(i))
+            }
+            Step::Filter {
+                op,
+                args,
+                negated: false,
+            } => match computable(*op, args, bound) {
+                Some(out) => {
+                    let (op, args) = (*op, args.clone());
+                    bound.push(out);
+                    filters.remove(i);
+                    Some(Step::Compute { op, args, out })
+                }
+                None => None,
+            },
+            Step::Antijoin { pattern, .. } if is_bound(pattern, bound) => Some(filters.remove(i)),
+            _ => None,
+        };
+        match placed {
+            Some(step) => {
+                steps.push(step);
+                i = 0;
+            }
+            None => i += 1,
         }
     }
+}
+
+/// The variable built-in `op` can compute from `args` given `bound`: the one argument that is
+/// an unbound variable alone, when the others match one of the built-in's modes.
+fn computable(op: Builtin, args: &[Pattern], bound: &[VarId]) -> Option<VarId> {
+    let mut mask = 0u8;
+    let mut out = None;
+    for (i, p) in args.iter().enumerate() {
+        if variables(p).iter().all(|v| bound.contains(v)) {
+            mask |= 1 << i;
+        } else if let [Item::Var(v)] = p[..] {
+            if out.replace(v).is_some() {
+                return None;
+            }
+        } else {
+            return None;
+        }
+    }
+    out.filter(|_| op.modes().contains(&mask))
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@ mod domain_loop;
 pub use domain_loop::{LoopOptions, LoopReport};
 
 use crate::engine::{self, EngineError, Instantiation, Options};
-use crate::ground::GroundProgram;
+use crate::ground::{Counts, GroundProgram};
 use crate::program::encoding::Encoding;
-use crate::program::{Model, Program};
+use crate::program::operations::lower_operations;
+use crate::program::{Model, Program, RelId};
 use crate::write::ground::AtomText;
 use crate::write::Notation;
 
@@ -23,6 +24,34 @@ pub struct Grounded {
     pub ground: GroundProgram,
     /// What the domain-graph reduction loop did, when it ran.
     pub reduction: Option<LoopReport>,
+    /// For an operations game: the program actually grounded, its operations lowered to
+    /// rules (the ground program's atoms use its relation ids).
+    pub lowered: Option<Program>,
+}
+
+impl Grounded {
+    /// The program whose relations the ground program's atoms belong to: `original`, or for
+    /// an operations game the lowered one.
+    pub fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
+        self.lowered.as_ref().unwrap_or(original)
+    }
+
+    /// The counts of GDL.md §4 (`ms` is measured by the caller).
+    pub fn counts(&self, original: &Program) -> Counts {
+        let Some(lowered) = self.lowered.as_ref().and_then(|p| p.lowering.as_ref()) else {
+            return self.ground.counts(original);
+        };
+        let count = |keep: &dyn Fn(RelId) -> bool| {
+            self.ground.atoms.iter().filter(|(r, _)| keep(*r)).count()
+        };
+        Counts {
+            bases: count(&|r| lowered.fluents[r as usize]),
+            actions: count(&|r| r == lowered.performed),
+            atoms: count(&|r| lowered.operation(r).is_none()),
+            facts: self.ground.facts.len(),
+            rules: self.ground.rules.len(),
+        }
+    }
 }
 
 /// Which superset of the reachable atoms the rules are instantiated over.
@@ -58,11 +87,13 @@ pub fn ground_with(
     options: &Options,
     superset: &Superset,
 ) -> Result<Grounded, GroundError> {
-    if program.model == Model::Operations {
+    let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
+    if lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
-            "grounding operation games (.hrf) is not implemented yet".into(),
+            "the domain-graph loop reads `true` and `does`: it runs on classic games only".into(),
         ));
     }
+    let program = lowered.as_ref().unwrap_or(program);
     let encoding = Encoding::new(program);
     let (instantiation, reduction) = match superset {
         Superset::Reachable => (
@@ -80,6 +111,7 @@ pub fn ground_with(
         instantiation,
         ground,
         reduction,
+        lowered,
     })
 }
 

@@ -20,6 +20,9 @@ pub enum Builtin {
     Leq,
     /// `less(x, y)`: x < y.
     Less,
+    /// `true` with no arguments: always holds (the Stanford infix writes facts as
+    /// `base(step(1)) :- true`).
+    True,
 }
 
 impl Builtin {
@@ -33,6 +36,7 @@ impl Builtin {
             ("times", 3) => Builtin::Times,
             ("leq", 2) => Builtin::Leq,
             ("less", 2) => Builtin::Less,
+            ("true", 0) => Builtin::True,
             _ => return None,
         };
         (model == Model::Operations).then_some(b)
@@ -48,6 +52,7 @@ impl Builtin {
             Builtin::Times => "times",
             Builtin::Leq => "leq",
             Builtin::Less => "less",
+            Builtin::True => "true",
         }
     }
 
@@ -59,6 +64,7 @@ impl Builtin {
             Builtin::Same => &[0b01, 0b10],
             Builtin::Plus | Builtin::Minus => &[0b011, 0b101, 0b110],
             Builtin::Times => &[0b011],
+            Builtin::True => &[0],
         }
     }
 }

@@ -135,6 +135,8 @@ impl Lowerer {
                 rule_origins: Vec::new(),
                 operations: Vec::new(),
                 operation_origins: Vec::new(),
+                dynamics: Vec::new(),
+                lowering: None,
             },
             diagnostics: Vec::new(),
             relation_ids: HashMap::new(),
@@ -432,6 +434,7 @@ impl Lowerer {
     /// Interns `true`/1 and `does`/2 even where no rule mentions them: the dynamics of GDL.md
     /// §2 derive them from `init`, `next` and `legal` (a game whose rules never read `does`
     /// still has moves), and the engine needs relations to put their atoms in.
+    /// Then writes those dynamics rules (for the support relations the program has).
     fn dynamics_relations(&mut self) {
         for (name, arity) in [("true", 1), ("does", 2)] {
             let sym = self.program.symbols.intern(name);
@@ -442,6 +445,26 @@ impl Lowerer {
                 self.program.relations.push(Relation { name: sym, arity });
                 self.program.relation_spans.push(Span::default());
             }
+        }
+        for (head, body, arity) in [
+            ("true", "init", 1),
+            ("true", "next", 1),
+            ("does", "legal", 2),
+        ] {
+            let (Some(h), Some(b)) = (
+                self.program.relation(head, arity),
+                self.program.relation(body, arity),
+            ) else {
+                continue;
+            };
+            let args: Box<[Term]> = (0..arity as VarId).map(Term::Var).collect();
+            self.program.dynamics.push(Rule {
+                head: Atom {
+                    rel: h,
+                    args: args.clone(),
+                },
+                body: vec![Literal::Pos(Atom { rel: b, args })],
+            });
         }
     }
 

@@ -13,6 +13,7 @@ pub mod encoding;
 mod intern;
 mod keyword;
 mod lower;
+pub mod operations;
 
 pub use builtin::Builtin;
 pub use intern::{GroundTerm, Sym, Symbols, TermId, Terms};
@@ -114,6 +115,30 @@ pub struct Rule {
     pub body: Vec<Literal>,
 }
 
+impl Rule {
+    /// How many variables the rule has: one more than the largest `VarId` in it.
+    pub fn variables(&self) -> usize {
+        let mut n = 0;
+        let mut note = |v: VarId| n = n.max(v as usize + 1);
+        self.head
+            .args
+            .iter()
+            .for_each(|t| t.for_each_var(&mut note));
+        for l in &self.body {
+            match l {
+                Literal::Pos(a) | Literal::Neg(a) => {
+                    a.args.iter().for_each(|t| t.for_each_var(&mut note))
+                }
+                Literal::Builtin { args, .. } => {
+                    args.iter().for_each(|t| t.for_each_var(&mut note))
+                }
+                Literal::Count { .. } => {}
+            }
+        }
+        n
+    }
+}
+
 /// One effect of an operation rule.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Effect {
@@ -172,6 +197,14 @@ pub struct Program {
     pub operations: Vec<Operation>,
     /// The origin of each operation rule, by index.
     pub operation_origins: Vec<Origin>,
+    /// The game's dynamics as rules of the relaxed program P+ (GDL.md §2): classic
+    /// `true(F) :- init(F)`, `true(F) :- next(F)`, `does(R,M) :- legal(R,M)`; for operations
+    /// the rules [`operations::lower_operations`] writes. Their heads are the state relations;
+    /// they are never rules of the ground program.
+    pub dynamics: Vec<Rule>,
+    /// Set on an operations game once [`operations::lower_operations`] lowered it: which of
+    /// the relations it added hold performed actions and operation instances.
+    pub lowering: Option<operations::Lowering>,
 }
 
 impl Program {
@@ -219,6 +252,42 @@ impl Program {
                     Effect::Add(t) | Effect::Delete(t) | Effect::Perform(t) => f(t),
                 }
             }
+        }
+    }
+
+    /// The (name, arity) of every fluent of an operations game: the top symbol of the terms in
+    /// `init(...)` and `base(...)` heads and in the effects that add or delete.
+    pub fn fluent_signatures(&self) -> std::collections::HashSet<(Sym, usize)> {
+        let mut out = std::collections::HashSet::new();
+        for rule in &self.rules {
+            if matches!(
+                self.keyword(rule.head.rel),
+                Some(Keyword::Init | Keyword::Base)
+            ) {
+                out.extend(rule.head.args.first().and_then(|t| self.signature(t)));
+            }
+        }
+        for operation in &self.operations {
+            for effect in &operation.effects {
+                if let Effect::Add(t) | Effect::Delete(t) = effect {
+                    out.extend(self.signature(t));
+                }
+            }
+        }
+        out
+    }
+
+    /// The name and arity of a term read as an atom (a fluent or an action); `None` for a
+    /// variable.
+    pub fn signature(&self, term: &Term) -> Option<(Sym, usize)> {
+        match term {
+            Term::Var(_) => None,
+            Term::Func(sym, args) => Some((*sym, args.len())),
+            Term::Ground(id) if (*id as usize) < self.terms.len() => match self.terms.term(*id) {
+                GroundTerm::Const(sym) => Some((*sym, 0)),
+                GroundTerm::Func(sym, args) => Some((*sym, args.len())),
+            },
+            Term::Ground(_) => None,
         }
     }
 

@@ -20,7 +20,7 @@
 //! times, so an evaluation is linear in the size of the program. A negative literal inside its
 //! own component (recursion through negation, which the program checks exclude) is an error.
 
-use super::{pair_row, Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, State};
+use super::{Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, State};
 use crate::engine::Row;
 use crate::ground::{AtomId, GroundProgram};
 use crate::program::encoding::Encoding;
@@ -38,9 +38,8 @@ pub struct GroundReasoner {
     arities: Vec<u32>,
     /// The atom table of the ground program.
     atoms: Vec<(RelId, Row)>,
-    /// The `true` atoms by fluent, the `does` atoms by their two arguments.
-    true_ids: FastMap<Row, AtomId>,
-    does_ids: FastMap<Row, AtomId>,
+    /// The atoms of the input relations (`true`, `does`, an operations game's fluents).
+    inputs: FastMap<(RelId, Row), AtomId>,
     facts: Vec<AtomId>,
     /// Rules in evaluation order: head, and body as a range of `literals`.
     rules: Vec<(AtomId, Range<u32>)>,
@@ -70,17 +69,13 @@ impl GroundReasoner {
         encoding: &Encoding,
         ground: &GroundProgram,
     ) -> Result<GroundReasoner, ReasonError> {
-        let rels = GameRelations::new(program)?;
+        let rels = GameRelations::new(program, encoding)?;
         let n = ground.atoms.len();
-        let (mut true_ids, mut does_ids) = (FastMap::default(), FastMap::default());
-        for (id, (rel, row)) in ground.atoms.iter().enumerate() {
-            let rel = Some(*rel);
-            if rel == rels.true_ {
-                true_ids.insert(row.clone(), id as AtomId);
-            } else if rel == rels.does {
-                does_ids.insert(row.clone(), id as AtomId);
-            }
-        }
+        let input_rels = rels.inputs();
+        let inputs = (ground.atoms.iter().enumerate())
+            .filter(|(_, (rel, _))| input_rels.contains(rel))
+            .map(|(id, (rel, row))| ((*rel, row.clone()), id as AtomId))
+            .collect();
         let component = atom_components(n, ground);
         let mut order: Vec<usize> = (0..ground.rules.len()).collect();
         order.sort_by_key(|&r| component[ground.rules.get(r).head as usize]);
@@ -117,18 +112,15 @@ impl GroundReasoner {
             }
         }
         let (watch_start, watchers) = watch_lists(n, &rules, &literals, &groups, &component);
+        let output_rels = rels.outputs();
         let outputs = (0..n as AtomId)
-            .filter(|&a| {
-                let rel = Some(ground.atoms[a as usize].0);
-                [rels.legal, rels.goal, rels.terminal, rels.next].contains(&rel)
-            })
+            .filter(|&a| output_rels.contains(&ground.atoms[a as usize].0))
             .collect();
         let mut reasoner = GroundReasoner {
             rels,
             arities: encoding.arities(),
             atoms: ground.atoms.clone(),
-            true_ids,
-            does_ids,
+            inputs,
             facts: ground.facts.clone(),
             waiting: vec![0; rules.len()],
             rules,
@@ -152,9 +144,9 @@ impl GroundReasoner {
                 .map(|a| r.atoms[a].1.clone())
                 .collect()
         };
-        let mut roles = holding(rels.role);
+        let mut roles = holding(reasoner.rels.role);
         roles.sort_unstable();
-        let initial = State::new(holding(rels.init));
+        let initial = State::new(holding(reasoner.rels.init));
         reasoner.roles = roles;
         reasoner.initial = initial;
         Ok(reasoner)
@@ -243,33 +235,50 @@ impl Reasoner for GroundReasoner {
     }
 
     fn answer(&mut self, state: &State, joint: Option<&JointMove>) -> Result<Answers, ReasonError> {
+        let mut moves = self.rels.moves(joint);
+        let unknown = loop {
+            let unknown = self.evaluate_inputs(state, &moves);
+            let more = self
+                .rels
+                .performed(&self.arities, &moves, self.output_atoms());
+            if more.is_empty() {
+                break unknown;
+            }
+            moves.extend(more);
+        };
+        let mut answers =
+            self.rels
+                .answers(&self.arities, state, joint.is_some(), self.output_atoms());
+        answers.unknown = unknown;
+        Ok(answers)
+    }
+}
+
+impl GroundReasoner {
+    /// Evaluates every atom with the inputs of `state` and the `does` atoms `moves`; returns
+    /// the inputs that are not in the atom table (taken as false).
+    fn evaluate_inputs(&mut self, state: &State, moves: &[Row]) -> Vec<(RelId, Row)> {
         self.reset();
         let mut unknown = Vec::new();
-        for fluent in state.fluents() {
-            match self.true_ids.get(fluent) {
+        for input in self.rels.input_atoms(state, moves) {
+            match self.inputs.get(&input) {
                 Some(&a) => self.values[a as usize] = true,
-                None => unknown.extend(self.rels.true_.map(|t| (t, fluent.clone()))),
-            }
-        }
-        for (role, action) in joint.map_or(&[][..], |j| &j.moves) {
-            let row = pair_row(role, action);
-            match self.does_ids.get(&row) {
-                Some(&a) => self.values[a as usize] = true,
-                None => unknown.extend(self.rels.does.map(|d| (d, row))),
+                None => unknown.push(input),
             }
         }
         self.evaluate();
-        let atoms = self
-            .outputs
+        unknown
+    }
+
+    /// The output atoms that hold.
+    fn output_atoms(&self) -> impl Iterator<Item = (RelId, &Row)> + Clone {
+        self.outputs
             .iter()
             .filter(|&&a| self.values[a as usize])
             .map(|&a| {
                 let (rel, row) = &self.atoms[a as usize];
                 (*rel, row)
-            });
-        let mut answers = self.rels.answers(&self.arities, joint.is_some(), atoms);
-        answers.unknown = unknown;
-        Ok(answers)
+            })
     }
 }
 

@@ -15,6 +15,7 @@
 //! [`Encoding`]: crate::program::encoding::Encoding
 //! [`GroundProgram`]: crate::ground::GroundProgram
 
+mod arith;
 pub mod ground;
 pub mod playout;
 pub mod reference;
@@ -23,7 +24,9 @@ mod unify;
 
 use crate::engine::Row;
 pub(crate) use crate::hash::{FastMap, FastSet};
+use crate::program::encoding::Encoding;
 use crate::program::encoding::{term_end, Token};
+use crate::program::operations::{EffectKind, Lowering};
 use crate::program::{Model, Program, RelId};
 use std::fmt;
 
@@ -120,8 +123,13 @@ impl fmt::Display for ReasonError {
     }
 }
 
-/// The relations GDL gives a meaning to in the classic model, where the program has them.
-#[derive(Clone, Copy, Debug)]
+/// The relations GDL gives a meaning to, where the program has them. For an operations game
+/// (lowered by [`lower_operations`]) `does` is the relation of performed actions, `legal` has
+/// one argument, the state's fluents are atoms of the fluent relations, and the next state
+/// comes from the operation instances that hold.
+///
+/// [`lower_operations`]: crate::program::operations::lower_operations
+#[derive(Clone, Debug)]
 pub(crate) struct GameRelations {
     /// `role/1`.
     pub role: Option<RelId>,
@@ -129,28 +137,25 @@ pub(crate) struct GameRelations {
     pub init: Option<RelId>,
     /// `true/1`.
     pub true_: Option<RelId>,
-    /// `does/2`.
+    /// `does/2` (operations: the performed actions, `does/1`).
     pub does: Option<RelId>,
     /// `next/1`.
     pub next: Option<RelId>,
-    /// `legal/2`.
+    /// `legal/2` (operations: `legal/1`).
     pub legal: Option<RelId>,
     /// `goal/2`.
     pub goal: Option<RelId>,
     /// `terminal/0`.
     pub terminal: Option<RelId>,
+    /// Operations: the fluent relation of each fluent's top token, and the lowering.
+    operations: Option<(FastMap<Token, RelId>, Lowering)>,
 }
 
 impl GameRelations {
-    /// The keyword relations of `program`; the operation model is not supported yet.
-    pub fn new(program: &Program) -> Result<GameRelations, ReasonError> {
-        if program.model == Model::Operations {
-            return Err(ReasonError::Unsupported(
-                "reasoning about operation games (.hrf) is not implemented yet".into(),
-            ));
-        }
+    /// The keyword relations of `program` (an operations game must be lowered first).
+    pub fn new(program: &Program, encoding: &Encoding) -> Result<GameRelations, ReasonError> {
         let r = |name, arity| program.relation(name, arity);
-        Ok(GameRelations {
+        let mut rels = GameRelations {
             role: r("role", 1),
             init: r("init", 1),
             true_: r("true", 1),
@@ -159,22 +164,139 @@ impl GameRelations {
             legal: r("legal", 2),
             goal: r("goal", 2),
             terminal: r("terminal", 0),
-        })
+            operations: None,
+        };
+        if program.model == Model::Operations {
+            let Some(lowering) = &program.lowering else {
+                return Err(ReasonError::Unsupported(
+                    "an operations game is reasoned about once its operations are lowered".into(),
+                ));
+            };
+            let fluents = (0..program.relations.len())
+                .filter(|&rel| lowering.fluents[rel])
+                .filter_map(|rel| {
+                    let relation = program.relations[rel];
+                    let token = encoding.get(relation.name, relation.arity as u32)?;
+                    Some((token, rel as RelId))
+                })
+                .collect();
+            (rels.true_, rels.next) = (None, None);
+            (rels.does, rels.legal) = (Some(lowering.performed), r("legal", 1));
+            rels.operations = Some((fluents, lowering.clone()));
+        }
+        Ok(rels)
+    }
+
+    /// The relations whose atoms are inputs (`true`, `does`; operations: the fluents and the
+    /// performed actions).
+    pub fn inputs(&self) -> Vec<RelId> {
+        let mut out: Vec<RelId> = [self.true_, self.does].into_iter().flatten().collect();
+        if let Some((fluents, _)) = &self.operations {
+            out.extend(fluents.values());
+        }
+        out
+    }
+
+    /// The relations answers are read from.
+    pub fn outputs(&self) -> Vec<RelId> {
+        let mut out: Vec<RelId> = [self.legal, self.goal, self.terminal, self.next]
+            .into_iter()
+            .flatten()
+            .collect();
+        if let Some((_, lowering)) = &self.operations {
+            out.extend(lowering.operations.iter().map(|(rel, _)| *rel));
+        }
+        out
+    }
+
+    /// The input atoms of `state` and the performed `moves` (rows of `does`).
+    pub fn input_atoms(&self, state: &State, moves: &[Row]) -> Vec<(RelId, Row)> {
+        let mut out: Vec<(RelId, Row)> = match &self.operations {
+            None => self
+                .true_
+                .map(|t| state.fluents().iter().map(|f| (t, f.clone())).collect())
+                .unwrap_or_default(),
+            Some((fluents, _)) => state
+                .fluents()
+                .iter()
+                .filter_map(|f| Some((*fluents.get(f.first()?)?, Row::from_slice(&f[1..]))))
+                .collect(),
+        };
+        if let Some(d) = self.does {
+            out.extend(moves.iter().map(|m| (d, m.clone())));
+        }
+        out
+    }
+
+    /// The rows of `does` for `joint`: `(role, move)` pairs, or for an operations game the
+    /// action alone (its joint move has one pair, whose role is empty).
+    pub fn moves(&self, joint: Option<&JointMove>) -> Vec<Row> {
+        let moves = joint.map_or(&[][..], |j| &j.moves);
+        match self.operations {
+            None => moves.iter().map(|(r, m)| pair_row(r, m)).collect(),
+            Some(_) => moves.iter().map(|(_, m)| m.clone()).collect(),
+        }
+    }
+
+    /// The actions the operation instances among `atoms` perform besides `moves` (chained
+    /// actions, such as `kerchunk`), each once; none in the classic model.
+    pub fn performed<'a>(
+        &self,
+        arities: &[u32],
+        moves: &[Row],
+        atoms: impl IntoIterator<Item = (RelId, &'a Row)>,
+    ) -> Vec<Row> {
+        let mut out: Vec<Row> = Vec::new();
+        for (kind, term) in self.effects(arities, atoms) {
+            if kind == EffectKind::Perform && !moves.contains(&term) && !out.contains(&term) {
+                out.push(term);
+            }
+        }
+        out
+    }
+
+    /// The effects of the operation instances among `atoms`.
+    fn effects<'a>(
+        &self,
+        arities: &[u32],
+        atoms: impl IntoIterator<Item = (RelId, &'a Row)>,
+    ) -> Vec<(EffectKind, Row)> {
+        let Some((_, lowering)) = &self.operations else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (rel, row) in atoms {
+            let Some(kinds) = lowering.operation(rel) else {
+                continue;
+            };
+            let mut start = term_end(row, 0, arities).unwrap_or(row.len());
+            for &kind in kinds {
+                let end = term_end(row, start, arities).unwrap_or(row.len());
+                out.push((kind, Row::from_slice(&row[start..end])));
+                start = end;
+            }
+        }
+        out
     }
 
     /// The answers given by the true atoms `atoms` of the output relations (`legal`, `goal`,
-    /// `terminal`, and `next` when `with_next`); other relations are ignored.
+    /// `terminal`, and `next` or the operation instances when `with_next`, applied to
+    /// `state`: deletions, then additions); other relations are ignored.
     pub fn answers<'a>(
         &self,
         arities: &[u32],
+        state: &State,
         with_next: bool,
-        atoms: impl IntoIterator<Item = (RelId, &'a Row)>,
+        atoms: impl IntoIterator<Item = (RelId, &'a Row)> + Clone,
     ) -> Answers {
         let mut answers = Answers::default();
         let mut next = Vec::new();
-        for (rel, row) in atoms {
+        let operations = self.operations.is_some();
+        for (rel, row) in atoms.clone() {
             let rel = Some(rel);
-            if rel == self.legal {
+            if rel == self.legal && operations {
+                answers.legal.push((Row::new(), row.clone()));
+            } else if rel == self.legal {
                 answers.legal.extend(split_pair(row, arities));
             } else if rel == self.goal {
                 answers.goals.extend(split_pair(row, arities));
@@ -183,6 +305,23 @@ impl GameRelations {
             } else if rel == self.next && with_next {
                 next.push(row.clone());
             }
+        }
+        if operations && with_next {
+            let effects = self.effects(arities, atoms);
+            let has = |kind: EffectKind, f: &Row| effects.iter().any(|e| e.0 == kind && e.1 == *f);
+            next.extend(
+                state
+                    .fluents()
+                    .iter()
+                    .filter(|f| !has(EffectKind::Delete, f))
+                    .cloned(),
+            );
+            next.extend(
+                effects
+                    .iter()
+                    .filter(|e| e.0 == EffectKind::Add)
+                    .map(|e| e.1.clone()),
+            );
         }
         answers.legal.sort_unstable();
         answers.legal.dedup();

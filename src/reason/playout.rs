@@ -1,7 +1,8 @@
 //! Validation by random playouts: the ground program against the original rules, state by
 //! state (GDL.md §3: "the ground program must mean the same game").
 //!
-//! Input: a classic program, its encoding and ground program, and [`Options`]. Output: a
+//! Input: a program (an operations game lowered), its encoding and ground program, and
+//! [`Options`]. Output: a
 //! [`Summary`], or the first [`Failure`]: a question the [reference](super::reference) and the
 //! [ground](super::ground) reasoners answer differently, or an atom true in a visited state
 //! that is not in S* (GDL.md §2: atoms seen in any real playout ⊆ S*).
@@ -17,7 +18,7 @@ use super::{pair_row, Answers, FastSet, JointMove, ReasonError, Reasoner, State}
 use crate::engine::Row;
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
-use crate::program::{Program, RelId};
+use crate::program::{Model, Program, RelId};
 use crate::write::ground::AtomText;
 use crate::write::Notation;
 use std::fmt::Write as _;
@@ -159,6 +160,12 @@ pub fn validate(
     ) {
         return Err(before(p));
     }
+    // Who moves: every role, or in an operations game the one player to move, whose legal
+    // actions the reasoners list under the empty role.
+    let movers = match program.model {
+        Model::Classic => roles.clone(),
+        Model::Operations => vec![Row::new()],
+    };
     let mut rng = SplitMix64(options.seed);
     let mut summary = Summary {
         playouts: options.playouts,
@@ -191,7 +198,7 @@ pub fn validate(
                 summary.cut += 1;
                 break;
             }
-            let Some(joint) = pick(&roles, &a, &mut rng) else {
+            let Some(joint) = pick(&movers, &a, &mut rng) else {
                 summary.stuck += 1;
                 break;
             };
@@ -355,6 +362,20 @@ impl Failure {
                     "unsound grounding: {} is true in a visited state but not in S*",
                     atom(a)
                 );
+                let declarations = program.lowering.as_ref().and_then(|l| match a.0 {
+                    rel if l.fluents[rel as usize] => Some(("base", "fluent")),
+                    rel if rel == l.performed => Some(("action", "action")),
+                    _ => None,
+                });
+                if let Some((set, what)) =
+                    declarations.filter(|(s, _)| program.relation(s, 1).is_some())
+                {
+                    let _ = writeln!(
+                        out,
+                        "  hint: the game's `{set}` declarations leave this reachable {what} out, \
+                         and S* is restricted to them (GDL.md §2): the declarations are incomplete"
+                    );
+                }
             }
             Problem::Reason(e) => {
                 let _ = writeln!(out, "error: {e}");
@@ -378,11 +399,15 @@ impl Failure {
         let move_rel = program
             .relation("does", 2)
             .or_else(|| program.relation("legal", 2));
-        if let (Some(joint), Some(rel)) = (&self.joint, move_rel) {
+        let performed = program.lowering.as_ref().map(|l| l.performed);
+        if let (Some(joint), Some(rel)) = (&self.joint, performed.or(move_rel)) {
             let moves: Vec<String> = joint
                 .moves
                 .iter()
-                .map(|(r, m)| atom(&(rel, pair_row(r, m))))
+                .map(|(r, m)| match performed {
+                    Some(_) => atom(&(rel, m.clone())),
+                    None => atom(&(rel, pair_row(r, m))),
+                })
                 .collect();
             let _ = writeln!(out, "  joint move: {}", moves.join(" "));
         }
@@ -489,6 +514,44 @@ mod tests {
         };
         assert_eq!(failure.problem, Problem::OutsideSuperset((t, target)));
         assert_eq!((failure.playout, failure.step), (1, 1));
+    }
+
+    /// An operations game: the original's operations evaluated by the reference reasoner,
+    /// the ground operations applied by the ground reasoner; one ground operation dropped
+    /// (the chained `pass` from alice to bob) must be caught as a next-state difference.
+    #[test]
+    fn operations_agree_and_a_missing_ground_operation_is_caught() {
+        let (game, g) = example("takeaway.hrf");
+        let program = g.program(&game.program);
+        let summary = validate(program, &g.encoding, &g.ground, &OPTIONS)
+            .unwrap_or_else(|f| panic!("{}", f.render(program, &g.encoding)));
+        assert!(summary.steps > 0, "{summary:?}");
+        let Some(lowering) = &program.lowering else {
+            panic!("takeaway.hrf is not lowered");
+        };
+        let pass = lowering.operations[2].0;
+        let mut broken = g.ground.clone();
+        let before = broken.rules.len();
+        broken.rules = std::mem::take(&mut broken.rules)
+            .filtered(|_, r| broken.atoms[r.head as usize].0 != pass, |_| true);
+        assert_eq!(broken.rules.len(), before - 1);
+        let failure = match validate(program, &g.encoding, &broken, &OPTIONS) {
+            Ok(s) => panic!("the broken program passed: {s:?}"),
+            Err(f) => f,
+        };
+        assert!(
+            matches!(
+                failure.problem,
+                Problem::Differs {
+                    question: Question::Next,
+                    ..
+                }
+            ),
+            "{}",
+            failure.render(program, &g.encoding)
+        );
+        let report = failure.render(program, &g.encoding);
+        assert!(report.contains("joint move: (does (take "), "{report}");
     }
 
     #[test]

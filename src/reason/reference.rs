@@ -23,7 +23,7 @@
 
 use super::rules::{compile, depends, strata, CompiledRule, Lookup, Step, Stratum};
 use super::unify::Bindings;
-use super::{pair_row, Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, State};
+use super::{Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, State};
 use crate::engine::Row;
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
@@ -117,7 +117,7 @@ impl Window<'_> {
 impl Reference {
     /// The reasoner of `program`, with its static relations evaluated.
     pub fn new(program: &Program, encoding: &Encoding) -> Result<Reference, ReasonError> {
-        let rels = GameRelations::new(program)?;
+        let rels = GameRelations::new(program, encoding)?;
         // Join orders need relation sizes: guessed from the facts for the static rules, then
         // measured, once they are evaluated, for the others.
         let mut facts = vec![0.0; program.relations.len()];
@@ -126,14 +126,14 @@ impl Reference {
         }
         let (rules, slots) = compile_all(program, encoding, &|rel| facts[rel as usize])?;
         let n = program.relations.len();
-        let seeds = |with_true: bool| {
+        let seeds = |with_state: bool| {
             let mut s = vec![false; n];
-            for rel in [rels.does, rels.true_.filter(|_| with_true)]
-                .into_iter()
-                .flatten()
-            {
-                s[rel as usize] = true;
-            }
+            let inputs = if with_state {
+                rels.inputs()
+            } else {
+                rels.does.into_iter().collect()
+            };
+            inputs.into_iter().for_each(|rel| s[rel as usize] = true);
             s
         };
         let is_static: Vec<bool> = depends(&rules, seeds(true))
@@ -384,6 +384,34 @@ impl Reference {
                     self.search(rule, step + 1, window, b, out);
                 }
             }
+            Step::Arith { op, args, negated } => {
+                let mut values: Vec<Option<Row>> = Vec::with_capacity(args.len());
+                for arg in args {
+                    let mut row = Row::new();
+                    values.push(
+                        b.instantiate(std::slice::from_ref(arg), &mut row)
+                            .then_some(row),
+                    );
+                }
+                match values.iter().position(Option::is_none) {
+                    None => {
+                        let values: Vec<Row> = values.into_iter().flatten().collect();
+                        if super::arith::holds(*op, &values) != *negated {
+                            self.search(rule, step + 1, window, b, out);
+                        }
+                    }
+                    Some(i) => {
+                        let Some(value) = super::arith::solve(*op, &values) else {
+                            return;
+                        };
+                        let mark = b.mark();
+                        if b.match_row(&args[i..=i], &value, &self.arities) {
+                            self.search(rule, step + 1, window, b, out);
+                        }
+                        b.undo(mark);
+                    }
+                }
+            }
         }
     }
 }
@@ -400,6 +428,31 @@ impl Reasoner for Reference {
     }
 
     fn answer(&mut self, state: &State, joint: Option<&JointMove>) -> Result<Answers, ReasonError> {
+        let mut moves = self.rels.moves(joint);
+        loop {
+            self.evaluate(state, &moves, joint.is_some())?;
+            let atoms = self.output_atoms();
+            let more = self.rels.performed(&self.arities, &moves, atoms);
+            if more.is_empty() {
+                break;
+            }
+            moves.extend(more);
+        }
+        Ok(self
+            .rels
+            .answers(&self.arities, state, joint.is_some(), self.output_atoms()))
+    }
+}
+
+impl Reference {
+    /// Evaluates the dynamic relations in `state` with the `does` atoms `moves` (the strata
+    /// that depend on `does` only when `with_moves`).
+    fn evaluate(
+        &mut self,
+        state: &State,
+        moves: &[Row],
+        with_moves: bool,
+    ) -> Result<(), ReasonError> {
         self.dynamic.iter_mut().for_each(Extent::clear);
         for index in &mut self.indexes {
             if !self.is_static[index.rel as usize] {
@@ -408,21 +461,14 @@ impl Reasoner for Reference {
             }
         }
         let mut count = 0;
-        if let Some(t) = self.rels.true_ {
-            for f in state.fluents() {
-                count += usize::from(self.dynamic[t as usize].insert(f.clone()));
-            }
-        }
-        if let (Some(d), Some(joint)) = (self.rels.does, joint) {
-            for (role, action) in &joint.moves {
-                count += usize::from(self.dynamic[d as usize].insert(pair_row(role, action)));
-            }
+        for (rel, row) in self.rels.input_atoms(state, moves) {
+            count += usize::from(self.dynamic[rel as usize].insert(row));
         }
         let strata = std::mem::take(&mut self.strata);
         let mut result = Ok(());
         for stratum in &strata {
             let needs_does = stratum.heads.iter().any(|&h| self.needs_does[h as usize]);
-            if joint.is_some() || !needs_does {
+            if with_moves || !needs_does {
                 result = self.run(stratum, false, &mut count);
                 if result.is_err() {
                     break;
@@ -430,14 +476,15 @@ impl Reasoner for Reference {
             }
         }
         self.strata = strata;
-        result?;
-        let rels = self.rels;
-        let outputs = [rels.legal, rels.goal, rels.terminal, rels.next];
-        let atoms = outputs
+        result
+    }
+
+    /// The atoms of the relations answers are read from.
+    fn output_atoms(&self) -> impl Iterator<Item = (RelId, &Row)> + Clone {
+        self.rels
+            .outputs()
             .into_iter()
-            .flatten()
-            .flat_map(|rel| self.extent(rel).rows.iter().map(move |row| (rel, row)));
-        Ok(rels.answers(&self.arities, joint.is_some(), atoms))
+            .flat_map(move |rel| self.extent(rel).rows.iter().map(move |row| (rel, row)))
     }
 }
 

@@ -51,6 +51,17 @@ pub(super) enum Step {
         /// Whether the literal was negated.
         equal: bool,
     },
+    /// An arithmetic or comparison built-in (`plus`, `leq`, `same`, …): a test once its
+    /// arguments are bound, or, placed where one argument is still an unbound variable and
+    /// the others are bound, the computation of that variable.
+    Arith {
+        /// Which built-in.
+        op: Builtin,
+        /// Its arguments.
+        args: Vec<Pat>,
+        /// Whether the literal was negated (then only a test).
+        negated: bool,
+    },
 }
 
 /// How a positive literal finds its atoms, given the variables bound before it.
@@ -90,7 +101,7 @@ pub(super) fn depends(rules: &[CompiledRule], mut marked: Vec<bool>) -> Vec<bool
             let h = rule.head_rel as usize;
             let uses = |s: &Step| match s {
                 Step::Match { rel, .. } | Step::Absent { rel, .. } => marked[*rel as usize],
-                Step::Distinct { .. } => false,
+                Step::Distinct { .. } | Step::Arith { .. } => false,
             };
             if !marked[h] && rule.steps.iter().any(uses) {
                 marked[h] = true;
@@ -123,7 +134,7 @@ pub(super) fn strata(
             let (rel, args, negative) = match step {
                 Step::Match { rel, args, .. } => (rel, args, false),
                 Step::Absent { rel, args } => (rel, args, true),
-                Step::Distinct { .. } => continue,
+                Step::Distinct { .. } | Step::Arith { .. } => continue,
             };
             for &target in by_head.get(rel).into_iter().flatten() {
                 let other = &rules[with_body[target]];
@@ -228,12 +239,11 @@ pub(super) fn compile(
                 right: Pat::new(program, encoding, &args[1]),
                 equal: *negated,
             }),
-            Literal::Builtin { op, .. } => {
-                return Err(ReasonError::Unsupported(format!(
-                    "the built-in `{}` is not evaluated yet",
-                    op.name()
-                )))
-            }
+            Literal::Builtin { op, args, negated } => tests.push(Step::Arith {
+                op: *op,
+                args: pats(args),
+                negated: *negated,
+            }),
             Literal::Count { .. } => {
                 return Err(ReasonError::Unsupported(
                     "`countofall` is not evaluated yet".into(),
@@ -251,11 +261,16 @@ pub(super) fn compile(
     let unbound =
         |s: &Step, bound: &[bool]| step_vars(s).iter().filter(|&&v| !bound[v as usize]).count();
     loop {
-        // Tests go as early as their variables allow.
+        // Tests go as early as their variables allow, and so do built-ins that compute
+        // their last unbound variable (which binds it: start over).
         let mut i = 0;
         while i < tests.len() {
             if unbound(&tests[i], &bound) == 0 {
                 steps.push(tests.remove(i));
+            } else if let Some(v) = computes(&tests[i], &bound) {
+                bound[v as usize] = true;
+                steps.push(tests.remove(i));
+                i = 0;
             } else {
                 i += 1;
             }
@@ -293,6 +308,30 @@ pub(super) fn compile(
     })
 }
 
+/// The variable a built-in step binds when placed now: its one argument that is an unbound
+/// variable alone, when the bound arguments are one of the built-in's modes.
+fn computes(step: &Step, bound: &[bool]) -> Option<VarId> {
+    let Step::Arith {
+        op,
+        args,
+        negated: false,
+    } = step
+    else {
+        return None;
+    };
+    let (mut mask, mut out) = (0u8, None);
+    for (i, arg) in args.iter().enumerate() {
+        let mut free = false;
+        arg.for_each_var(&mut |v| free |= !bound[v as usize]);
+        match arg {
+            _ if !free => mask |= 1 << i,
+            Pat::Var(v) if out.is_none() => out = Some(*v),
+            _ => return None,
+        }
+    }
+    out.filter(|_| op.modes().contains(&mask))
+}
+
 /// How to look up a literal with arguments `args`, `free` of whose variables are unbound;
 /// `slots` counts the indexes so far.
 fn lookup_for(args: &[Pat], bound: &[bool], free: usize, slots: &mut usize) -> Lookup {
@@ -324,6 +363,7 @@ fn step_vars(step: &Step) -> Vec<u32> {
             add(left);
             add(right);
         }
+        Step::Arith { args, .. } => args.iter().for_each(&mut add),
     }
     vars.sort_unstable();
     vars.dedup();

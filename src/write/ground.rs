@@ -5,6 +5,7 @@ use crate::engine::Row;
 use crate::ground::{AtomId, Counts, GroundProgram};
 use crate::grounding::LoopReport;
 use crate::program::encoding::{Encoding, Token};
+use crate::program::operations::{EffectKind, Lowering};
 use crate::program::{Program, RelId};
 use std::fmt::Write as _;
 
@@ -37,6 +38,18 @@ impl<'a> AtomText<'a> {
         );
     }
 
+    /// Each argument of `args` (a row of terms) as text.
+    pub fn arguments(&self, args: &Row) -> Vec<String> {
+        let mut pos = 0;
+        let mut out = Vec::new();
+        while pos < args.len() {
+            let mut s = String::new();
+            self.term(args, &mut pos, &mut s);
+            out.push(s);
+        }
+        out
+    }
+
     /// Appends the term starting at `tokens[*pos]`, advancing `pos` past it.
     fn term(&self, tokens: &[Token], pos: &mut usize, out: &mut String) {
         let Some(&token) = tokens.get(*pos) else {
@@ -51,10 +64,12 @@ impl<'a> AtomText<'a> {
     }
 }
 
-/// The ground program as a game in `notation`: facts first, then rules, one per line.
-pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
+/// The ground program as a game in `notation`: facts first, then rules, one per line; for an
+/// operations game (`operations` given, infix notation) the instances of its operation rules
+/// as ground operations `action :: conditions ==> effects`.
+pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>, operations: Option<&Lowering>) -> String {
     let mut out = Vec::new();
-    write_text(ground, atoms, &mut out).expect("writing to memory does not fail");
+    write_text(ground, atoms, operations, &mut out).expect("writing to memory does not fail");
     String::from_utf8(out).expect("atom names are UTF-8")
 }
 
@@ -62,6 +77,7 @@ pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
 pub fn write_text(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
+    operations: Option<&Lowering>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let mut names: Vec<String> = Vec::with_capacity(ground.atoms.len());
@@ -79,6 +95,16 @@ pub fn write_text(
     for rule in ground.rules.iter() {
         line.clear();
         let head = &names[rule.head as usize];
+        let (rel, args) = &ground.atoms[rule.head as usize];
+        if let Some((lowered, kinds)) = operations.and_then(|l| Some((l, l.operation(*rel)?))) {
+            let body = rule
+                .body
+                .iter()
+                .filter(|&&(_, a)| ground.atoms[a as usize].0 != lowered.performed);
+            operation(&atoms.arguments(args), kinds, body, &names, &mut line);
+            out.write_all(line.as_bytes())?;
+            continue;
+        }
         match notation {
             Notation::Kif => {
                 let _ = write!(line, "(<= {head}");
@@ -104,6 +130,40 @@ pub fn write_text(
     Ok(())
 }
 
+/// Appends the ground operation `action :: conditions ==> effects` (`action :: effects` when
+/// no condition is left); `terms` are the action and the effects, `kinds` what each effect does.
+fn operation<'a>(
+    terms: &[String],
+    kinds: &[EffectKind],
+    conditions: impl Iterator<Item = &'a (bool, AtomId)>,
+    names: &[String],
+    out: &mut String,
+) {
+    out.push_str(&terms[0]);
+    out.push_str(" :: ");
+    let mut first = true;
+    for &(negated, a) in conditions {
+        if !first {
+            out.push_str(" & ");
+        }
+        first = false;
+        literal(Notation::Infix, negated, &names[a as usize], out);
+    }
+    if !first {
+        out.push_str(" ==> ");
+    }
+    for (i, (term, kind)) in terms[1..].iter().zip(kinds).enumerate() {
+        if i > 0 {
+            out.push_str(" & ");
+        }
+        if *kind == EffectKind::Delete {
+            out.push('~');
+        }
+        out.push_str(term);
+    }
+    out.push('\n');
+}
+
 fn literal(notation: Notation, negated: bool, atom: &str, out: &mut String) {
     if negated {
         notation.open_not(out);
@@ -115,7 +175,16 @@ fn literal(notation: Notation, negated: bool, atom: &str, out: &mut String) {
 }
 
 /// The ground program as JSON: atoms (KIF text) by id, facts and rules by atom id, counts.
-pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> String {
+/// For an operations game, a ground operation is a rule whose head is an instance
+/// `(operation_K action effect...)` and whose body is the operation's conditions (with the
+/// performed action, `(does action)`, among them); `"operations"` gives, per operation
+/// relation, what each effect does (`add`, `delete`, `perform`).
+pub fn json(
+    ground: &GroundProgram,
+    atoms: &AtomText<'_>,
+    counts: &Counts,
+    operations: Option<&Lowering>,
+) -> String {
     let mut out = String::from("{\n  \"atoms\": [");
     for (i, (rel, args)) in ground.atoms.iter().enumerate() {
         let mut s = String::new();
@@ -134,9 +203,20 @@ pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> St
         push_ids(rule.body.iter().filter(|l| l.0).map(|l| l.1), &mut out);
         out.push_str("]}");
     }
+    out.push_str("\n  ],");
+    if let Some(lowering) = operations {
+        out.push_str("\n  \"operations\": {");
+        for (i, (rel, kinds)) in lowering.operations.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            json_string(atoms.program.relation_name(*rel), &mut out);
+            let kinds: Vec<String> = kinds.iter().map(|k| format!("\"{}\"", k.name())).collect();
+            let _ = write!(out, ": [{}]", kinds.join(", "));
+        }
+        out.push_str("\n  },");
+    }
     let _ = write!(
         out,
-        "\n  ],\n  \"stats\": {}\n}}\n",
+        "\n  \"stats\": {}\n}}\n",
         stats_json(counts, None, None)
     );
     out

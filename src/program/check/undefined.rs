@@ -6,7 +6,7 @@
 //! model, and in the operations model the fluents, whose name and arity are those of a term in
 //! `init(...)`, `base(...)` or an operation's effects.
 
-use crate::program::{Effect, GroundTerm, Keyword, Literal, Model, Program, Sym, Term};
+use crate::program::{Keyword, Literal, Model, Program, Sym};
 use crate::syntax::{Code, Diagnostic};
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +21,7 @@ pub(super) fn check(program: &Program) -> Vec<Diagnostic> {
     }
     let fluents = match program.model {
         Model::Classic => HashSet::new(),
-        Model::Operations => fluents(program),
+        Model::Operations => program.fluent_signatures(),
     };
     let mut used = vec![false; n];
     let mut stack: Vec<&Literal> = program
@@ -75,45 +75,6 @@ pub(super) fn check(program: &Program) -> Vec<Diagnostic> {
         out.push(d.with_hint(hint));
     }
     out
-}
-
-/// The (name, arity) of every fluent of an operations game: the top symbol of the terms in
-/// `init(...)` and `base(...)` heads and in the effects that add or delete.
-fn fluents(program: &Program) -> HashSet<(Sym, usize)> {
-    let mut out = HashSet::new();
-    for rule in &program.rules {
-        if matches!(
-            program.keyword(rule.head.rel),
-            Some(Keyword::Init | Keyword::Base)
-        ) {
-            out.extend(rule.head.args.first().and_then(|t| signature(program, t)));
-        }
-    }
-    for operation in &program.operations {
-        for effect in &operation.effects {
-            if let Effect::Add(t) | Effect::Delete(t) = effect {
-                out.extend(signature(program, t));
-            }
-        }
-    }
-    out
-}
-
-/// The name and arity of a term read as an atom.
-fn signature(program: &Program, term: &Term) -> Option<(Sym, usize)> {
-    match term {
-        Term::Var(_) => None,
-        Term::Func(sym, args) => Some((*sym, args.len())),
-        Term::Ground(id) => {
-            if (*id as usize) >= program.terms.len() {
-                return None;
-            }
-            match program.terms.term(*id) {
-                GroundTerm::Const(sym) => Some((*sym, 0)),
-                GroundTerm::Func(sym, args) => Some((*sym, args.len())),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,236 @@
+//! Operations lowered to rules: the form in which an operations game (`.hrf`) is grounded.
+//!
+//! The relaxed program P+ of an operations game (GDL.md §2) says: a fluent is possible if
+//! `init` has it or an operation adds it whose action is possible and whose positive
+//! conditions are derivable; an action is possible if `legal` derives it or a possible
+//! operation performs it; both restricted to the declared `base` and `action` sets. Written as
+//! rules over the program's own relations plus two kinds of new ones:
+//! - `does(A)` (a fresh name if the game uses `does/1`): the performed actions;
+//! - one relation per operation rule `A :: C ==> E1 & ... & En` (`operation_K` for the K-th,
+//!   counting from 0), whose atoms are its ground instances `op(A, E1, ..., En)`, derived by the ordinary rule `op(A, E1..En) :- does(A) & C`.
+//!   Grounding that rule grounds the operation: each instance is a ground operation whose
+//!   body is its conditions.
+//!
+//! The dynamics rules (never rules of the ground program): `f(X..) :- init(f(X..))`,
+//! `f(..) :- op(A, .., f(..), ..)` for every added fluent, `does(A) :- legal(A)`,
+//! `does(B) :- op(A, .., B, ..)` for every performed action, each with `base(F)` or
+//! `action(A)` when the game declares those sets.
+
+use super::{Atom, Effect, GroundTerm, Keyword, Literal, Origin, Program, RelId, Relation, Rule};
+use super::{Sym, Term, VarId};
+
+/// How to read back the relations that lowering adds ([`Program::lowering`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowering {
+    /// The relation of performed actions.
+    pub performed: RelId,
+    /// Per operation rule of the original, in order: the relation of its instances and the
+    /// kind of each effect (its arguments after the action).
+    pub operations: Vec<(RelId, Vec<EffectKind>)>,
+    /// Whether each relation of `program` is a fluent.
+    pub fluents: Vec<bool>,
+}
+
+/// What an effect of a ground operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EffectKind {
+    /// Adds the fluent.
+    Add,
+    /// Deletes the fluent.
+    Delete,
+    /// Performs the action too.
+    Perform,
+}
+
+impl EffectKind {
+    /// Its name in the JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            EffectKind::Add => "add",
+            EffectKind::Delete => "delete",
+            EffectKind::Perform => "perform",
+        }
+    }
+}
+
+impl Lowering {
+    /// The operation whose instances relation `rel` holds, if it is one.
+    pub fn operation(&self, rel: RelId) -> Option<&[EffectKind]> {
+        self.operations
+            .iter()
+            .find(|(r, _)| *r == rel)
+            .map(|(_, kinds)| &kinds[..])
+    }
+}
+
+/// Lowers the operations of `program` (an operations game, checked) to rules: the program
+/// with the operation rules and dynamics rules added and [`Program::lowering`] set (the
+/// original's relations keep their ids; the new ones come after them).
+pub fn lower_operations(program: &Program) -> Program {
+    let mut p = program.clone();
+    p.dynamics.clear();
+    let declared = |p: &Program, name: &str| {
+        p.relation(name, 1)
+            .filter(|&r| program.rules.iter().any(|rule| rule.head.rel == r))
+    };
+    let (base, action) = (declared(&p, "base"), declared(&p, "action"));
+    let performed = fresh_relation(&mut p, "does", 1);
+    let mut signatures: Vec<(Sym, usize)> = program.fluent_signatures().into_iter().collect();
+    signatures.sort_unstable_by(|a, b| {
+        (program.symbols.name(a.0), a.1).cmp(&(program.symbols.name(b.0), b.1))
+    });
+    let init = p.relation("init", 1);
+    for &(sym, arity) in &signatures {
+        let rel = relation(&mut p, sym, arity);
+        let term = fluent_term(&mut p, sym, arity);
+        if let Some(init) = init {
+            let body = vec![Literal::Pos(atom(init, term.clone()))];
+            let head = Atom {
+                rel,
+                args: (0..arity as VarId).map(Term::Var).collect(),
+            };
+            push_dynamics(&mut p, head, body, base.map(|b| (b, term)));
+        }
+    }
+    if let Some(legal) = p
+        .relation("legal", 1)
+        .filter(|&r| program.keyword(r) == Some(Keyword::Legal))
+    {
+        let body = vec![Literal::Pos(atom(legal, Term::Var(0)))];
+        let head = atom(performed, Term::Var(0));
+        push_dynamics(&mut p, head, body, action.map(|a| (a, Term::Var(0))));
+    }
+    let mut operations = Vec::new();
+    for (k, operation) in program.operations.iter().enumerate() {
+        let effects: Vec<(EffectKind, &Term)> = operation
+            .effects
+            .iter()
+            .map(|e| match e {
+                Effect::Add(t) => (EffectKind::Add, t),
+                Effect::Delete(t) => (EffectKind::Delete, t),
+                Effect::Perform(t) => (EffectKind::Perform, t),
+            })
+            .collect();
+        let rel = fresh_relation(&mut p, &format!("operation_{k}"), 1 + effects.len());
+        let instance = Atom {
+            rel,
+            args: std::iter::once(&operation.action)
+                .chain(effects.iter().map(|(_, t)| *t))
+                .cloned()
+                .collect(),
+        };
+        let mut body = vec![Literal::Pos(atom(performed, operation.action.clone()))];
+        body.extend(operation.conditions.iter().cloned());
+        let origin = &program.operation_origins[k];
+        let mut literal_spans = vec![origin.head_span];
+        literal_spans.extend(origin.literal_spans.iter().take(operation.conditions.len()));
+        p.rules.push(Rule {
+            head: instance.clone(),
+            body,
+        });
+        p.rule_origins.push(Origin {
+            literal_spans,
+            ..origin.clone()
+        });
+        for &(kind, term) in &effects {
+            let source = vec![Literal::Pos(instance.clone())];
+            match kind {
+                EffectKind::Add => {
+                    if let Some(head) = atom_of(&mut p, term) {
+                        push_dynamics(&mut p, head, source, base.map(|b| (b, term.clone())));
+                    }
+                }
+                EffectKind::Perform => {
+                    let head = atom(performed, term.clone());
+                    push_dynamics(&mut p, head, source, action.map(|a| (a, term.clone())));
+                }
+                EffectKind::Delete => {}
+            }
+        }
+        operations.push((rel, effects.iter().map(|(kind, _)| *kind).collect()));
+    }
+    let mut fluents = vec![false; p.relations.len()];
+    for rule in &p.dynamics {
+        fluents[rule.head.rel as usize] = rule.head.rel != performed;
+    }
+    p.lowering = Some(Lowering {
+        performed,
+        operations,
+        fluents,
+    });
+    p
+}
+
+/// Adds the dynamics rule `head :- body` to `p`, with `declared(term)` when the game
+/// declares the set (`base` or `action`) that bounds it.
+fn push_dynamics(
+    p: &mut Program,
+    head: Atom,
+    mut body: Vec<Literal>,
+    declared: Option<(RelId, Term)>,
+) {
+    if let Some((set, term)) = declared {
+        body.push(Literal::Pos(atom(set, term)));
+    }
+    p.dynamics.push(Rule { head, body });
+}
+
+/// The one-argument atom `rel(term)`.
+fn atom(rel: RelId, term: Term) -> Atom {
+    Atom {
+        rel,
+        args: Box::new([term]),
+    }
+}
+
+/// The term `name(X0, ..., Xn-1)` (the constant `name` when `arity` is 0).
+fn fluent_term(p: &mut Program, sym: Sym, arity: usize) -> Term {
+    if arity == 0 {
+        Term::Ground(p.terms.constant(sym))
+    } else {
+        Term::Func(sym, (0..arity as VarId).map(Term::Var).collect())
+    }
+}
+
+/// The atom a fluent term stands for: `cell(1, X, b)` → relation `cell`/3 applied to its
+/// arguments. `None` for a variable.
+fn atom_of(p: &mut Program, term: &Term) -> Option<Atom> {
+    let (sym, args): (Sym, Box<[Term]>) = match term {
+        Term::Var(_) => return None,
+        Term::Func(sym, args) => (*sym, args.clone()),
+        Term::Ground(id) => match p.terms.term(*id) {
+            GroundTerm::Const(sym) => (*sym, Box::new([])),
+            GroundTerm::Func(sym, args) => (*sym, args.iter().map(|&a| Term::Ground(a)).collect()),
+        },
+    };
+    let rel = relation(p, sym, args.len());
+    Some(Atom { rel, args })
+}
+
+/// The id of relation `sym`/`arity`, added if the program does not use it yet.
+fn relation(p: &mut Program, sym: Sym, arity: usize) -> RelId {
+    let found = p
+        .relations
+        .iter()
+        .position(|r| r.name == sym && r.arity == arity);
+    match found {
+        Some(i) => i as RelId,
+        None => {
+            p.relations.push(Relation { name: sym, arity });
+            p.relation_spans.push(Default::default());
+            (p.relations.len() - 1) as RelId
+        }
+    }
+}
+
+/// A new relation called `name` (or `name_2`, `name_3`, … if the program has that name).
+fn fresh_relation(p: &mut Program, name: &str, arity: usize) -> RelId {
+    let mut candidate = name.to_string();
+    let mut n = 1;
+    while p.symbols.get(&candidate).is_some() {
+        n += 1;
+        candidate = format!("{name}_{n}");
+    }
+    let sym = p.symbols.intern(&candidate);
+    relation(p, sym, arity)
+}
