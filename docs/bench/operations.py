@@ -2,7 +2,8 @@
 """Ground and validate every Stanford operation game (.hrf) of the corpus; write a table.
 
     python3 docs/bench/operations.py [--bin target/release/gdlground]
-        [--games ../shared/games/stanford_gamemaster] [--timeout 120] [--out docs/operations]
+        [--games ../shared/games/stanford_gamemaster] [--timeout 120] [--max-memory 8]
+        [--out docs/operations]
 
 For each file: `gdlground ground FILE -o /dev/null --stats=json` under `/usr/bin/time -f %M`
 (wall time from the stats, peak RSS from time), then `gdlground validate FILE --playouts 20
@@ -13,18 +14,24 @@ docs/operations.md.
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 
 
 def run(cmd, timeout):
-    """(exit code or 'timeout', stdout, stderr, seconds)."""
+    """(exit code or 'timeout', stdout, stderr, seconds); on timeout the whole process group
+    (/usr/bin/time and gdlground under it) is killed."""
     start = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr, time.monotonic() - start
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, time.monotonic() - start
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return "timeout", "", "", time.monotonic() - start
 
 
@@ -42,6 +49,7 @@ def main():
     ap.add_argument("--games", default="../shared/games/stanford_gamemaster")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", default="docs/operations")
+    ap.add_argument("--max-memory", type=float, default=8, help="GiB, passed to gdlground")
     args = ap.parse_args()
     files = sorted(f for f in os.listdir(args.games) if f.endswith(".hrf"))
     rows = []
@@ -50,7 +58,7 @@ def main():
         print(f"[{i}/{len(files)}] {name}", file=sys.stderr)
         code, _, err, secs = run(
             ["/usr/bin/time", "-f", "%M", args.bin, "ground", path, "-o", "/dev/null",
-             "--stats=json"], args.timeout)
+             "--stats=json", "--max-memory", str(args.max_memory)], args.timeout)
         row = {"game": name, "status": "", "bases": "", "actions": "", "atoms": "", "facts": "",
                "rules": "", "ms": "", "peak_mib": "", "validate": ""}
         if code == "timeout":

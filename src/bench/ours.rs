@@ -117,9 +117,7 @@ fn check<T>(done: &Finished<T>) -> Result<(), Status> {
 
 /// Why a process of ours failed, from its exit code and its error messages.
 fn failure(code: Option<i32>, stderr: &str) -> Status {
-    if stderr.contains("not implemented yet") {
-        Status::Unsupported
-    } else if code == Some(1) {
+    if code == Some(1) {
         Status::Rejected
     } else if stderr.contains("nest deeper than the limit") {
         Status::DepthLimit
@@ -167,8 +165,6 @@ mod tests {
 
     #[test]
     fn failures_are_named() {
-        let unsupported = "a.hrf: error: grounding operation games (.hrf) is not implemented yet";
-        assert_eq!(failure(Some(2), unsupported), Status::Unsupported);
         assert_eq!(failure(Some(1), "a.kif:1:1: error[E001]"), Status::Rejected);
         let deep = "error: ... function terms nest deeper than the limit, as in";
         assert_eq!(failure(Some(2), deep), Status::DepthLimit);

@@ -17,8 +17,6 @@ pub enum Status {
     Timeout,
     /// gdlground rejected the game (exit code 1): not a valid game.
     Rejected,
-    /// The game's model is not supported yet (operation games, `.hrf`).
-    Unsupported,
     /// Function terms nested deeper than the depth limit.
     DepthLimit,
     /// S* grew past the atom limit.
@@ -42,7 +40,6 @@ impl fmt::Display for Status {
             Status::Ok => f.write_str("ok"),
             Status::Timeout => f.write_str("timeout"),
             Status::Rejected => f.write_str("rejected"),
-            Status::Unsupported => f.write_str("unsupported"),
             Status::DepthLimit => f.write_str("depth limit"),
             Status::AtomLimit => f.write_str("atom limit"),
             Status::Error(m) => write!(f, "error: {m}"),

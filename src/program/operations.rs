@@ -3,18 +3,29 @@
 //! The relaxed program P+ of an operations game (GDL.md §2) says: a fluent is possible if
 //! `init` has it or an operation adds it whose action is possible and whose positive
 //! conditions are derivable; an action is possible if `legal` derives it or a possible
-//! operation performs it; both restricted to the declared `base` and `action` sets. Written as
-//! rules over the program's own relations plus two kinds of new ones:
+//! operation performs it; both bounded by the declared `base` and `action` sets where
+//! arithmetic computes them (below). Written as rules over the program's own relations plus
+//! two kinds of new ones:
 //! - `does(A)` (a fresh name if the game uses `does/1`): the performed actions;
 //! - one relation per operation rule `A :: C ==> E1 & ... & En` (`operation_K` for the K-th,
-//!   counting from 0), whose atoms are its ground instances `op(A, E1, ..., En)`, derived by the ordinary rule `op(A, E1..En) :- does(A) & C`.
+//!   counting from 0), whose atoms are its ground instances `op(A, E1, ..., En)`, derived by
+//!   the ordinary rule `op(A, E1..En) :- does(A) & C`.
 //!   Grounding that rule grounds the operation: each instance is a ground operation whose
 //!   body is its conditions.
 //!
 //! The dynamics rules (never rules of the ground program): `f(X..) :- init(f(X..))`,
 //! `f(..) :- op(A, .., f(..), ..)` for every added fluent, `does(A) :- legal(A)`,
-//! `does(B) :- op(A, .., B, ..)` for every performed action, each with `base(F)` or
-//! `action(A)` when the game declares those sets.
+//! `does(B) :- op(A, .., B, ..)` for every performed action.
+//!
+//! Where the declarations bound S*: an added fluent or performed action whose term holds a
+//! value that arithmetic computes (a variable only built-ins bind, `N` in
+//! `step(M) & plus(M,1,N) ==> step(N)`) must be in `base` or `action` when the game declares
+//! that set, as a condition of the operation's rule: that is where the relaxed closure grows
+//! forever (skirmish's scores), and an instance adding anything else is not grounded.
+//! Everywhere else the closure is finite without them, and they are left out, because many
+//! corpus games declare incomplete sets (`init(control(robot))` without a `base` for it,
+//! hex7x7's step counter reaching 50 with bases up to 49, chained actions never declared):
+//! restricting there would drop reachable atoms, which S* must keep (GDL.md §2: sound).
 
 use super::{Atom, Effect, GroundTerm, Keyword, Literal, Origin, Program, RelId, Relation, Rule};
 use super::{Sym, Term, VarId};
@@ -89,7 +100,7 @@ pub fn lower_operations(program: &Program) -> Program {
                 rel,
                 args: (0..arity as VarId).map(Term::Var).collect(),
             };
-            push_dynamics(&mut p, head, body, base.map(|b| (b, term)));
+            p.dynamics.push(Rule { head, body });
         }
     }
     if let Some(legal) = p
@@ -98,7 +109,7 @@ pub fn lower_operations(program: &Program) -> Program {
     {
         let body = vec![Literal::Pos(atom(legal, Term::Var(0)))];
         let head = atom(performed, Term::Var(0));
-        push_dynamics(&mut p, head, body, action.map(|a| (a, Term::Var(0))));
+        p.dynamics.push(Rule { head, body });
     }
     let mut operations = Vec::new();
     for (k, operation) in program.operations.iter().enumerate() {
@@ -121,9 +132,25 @@ pub fn lower_operations(program: &Program) -> Program {
         };
         let mut body = vec![Literal::Pos(atom(performed, operation.action.clone()))];
         body.extend(operation.conditions.iter().cloned());
+        // Effects with computed values must be in the declared sets: an instance that adds
+        // or performs anything else does not exist.
+        let computed = computed_variables(operation);
+        for &(kind, term) in &effects {
+            let mut bounded = false;
+            term.for_each_var(&mut |v| bounded |= computed.contains(&v));
+            let set = match kind {
+                EffectKind::Add => base,
+                EffectKind::Perform => action,
+                EffectKind::Delete => None,
+            };
+            if let Some(set) = set.filter(|_| bounded) {
+                body.push(Literal::Pos(atom(set, term.clone())));
+            }
+        }
         let origin = &program.operation_origins[k];
         let mut literal_spans = vec![origin.head_span];
         literal_spans.extend(origin.literal_spans.iter().take(operation.conditions.len()));
+        literal_spans.resize(body.len(), origin.span);
         p.rules.push(Rule {
             head: instance.clone(),
             body,
@@ -137,12 +164,12 @@ pub fn lower_operations(program: &Program) -> Program {
             match kind {
                 EffectKind::Add => {
                     if let Some(head) = atom_of(&mut p, term) {
-                        push_dynamics(&mut p, head, source, base.map(|b| (b, term.clone())));
+                        p.dynamics.push(Rule { head, body: source });
                     }
                 }
                 EffectKind::Perform => {
                     let head = atom(performed, term.clone());
-                    push_dynamics(&mut p, head, source, action.map(|a| (a, term.clone())));
+                    p.dynamics.push(Rule { head, body: source });
                 }
                 EffectKind::Delete => {}
             }
@@ -161,18 +188,26 @@ pub fn lower_operations(program: &Program) -> Program {
     p
 }
 
-/// Adds the dynamics rule `head :- body` to `p`, with `declared(term)` when the game
-/// declares the set (`base` or `action`) that bounds it.
-fn push_dynamics(
-    p: &mut Program,
-    head: Atom,
-    mut body: Vec<Literal>,
-    declared: Option<(RelId, Term)>,
-) {
-    if let Some((set, term)) = declared {
-        body.push(Literal::Pos(atom(set, term)));
+/// The variables of `operation` that only built-ins bind (`N` in `step(M) & plus(M,1,N)`):
+/// the values arithmetic computes, which can grow without bound.
+fn computed_variables(operation: &super::Operation) -> Vec<VarId> {
+    let mut bound = Vec::new();
+    operation.action.for_each_var(&mut |v| bound.push(v));
+    let mut computed = Vec::new();
+    for literal in &operation.conditions {
+        match literal {
+            Literal::Pos(a) => a
+                .args
+                .iter()
+                .for_each(|t| t.for_each_var(&mut |v| bound.push(v))),
+            Literal::Builtin { args, .. } => args
+                .iter()
+                .for_each(|t| t.for_each_var(&mut |v| computed.push(v))),
+            Literal::Neg(_) | Literal::Count { .. } => {}
+        }
     }
-    p.dynamics.push(Rule { head, body });
+    computed.retain(|v| !bound.contains(v));
+    computed
 }
 
 /// The one-argument atom `rel(term)`.

@@ -372,8 +372,9 @@ impl Failure {
                 {
                     let _ = writeln!(
                         out,
-                        "  hint: the game's `{set}` declarations leave this reachable {what} out, \
-                         and S* is restricted to them (GDL.md §2): the declarations are incomplete"
+                        "  hint: where arithmetic computes a {what}, S* keeps only those the \
+                         game's `{set}` declarations allow: if they leave this one out, they are \
+                         incomplete"
                     );
                 }
             }
