@@ -158,9 +158,9 @@ impl EngineArgs {
 enum FormatArg {
     /// KIF S-expressions.
     Kif,
-    /// Classic infix.
+    /// Classic infix (for an operations game: its ground .hrf).
     Infix,
-    /// JSON: atoms by id, facts, rules, counts.
+    /// JSON: atoms by id, facts, rules (operation instances among them), counts.
     Json,
 }
 

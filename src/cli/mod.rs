@@ -55,9 +55,12 @@ enum Command {
     ///
     /// Computes the reachable superset S* of the relaxed program (GDL.md §2) on
     /// differential-dataflow, instantiates every rule over it, evaluates static literals and
-    /// drops impossible negations (GDL.md §3).
+    /// drops impossible negations (GDL.md §3). An operations game (.hrf) is written as a ground
+    /// .hrf game: ground view rules and ground operations `action :: conditions ==> effects`.
     ///
     /// Example: gdlground ground examples/tictactoe.kif -o tictactoe.ground.kif --stats
+    ///
+    /// Example: gdlground ground examples/takeaway.hrf -o takeaway.ground.hrf
     Ground(ground::Args),
     /// Print the reachable superset S*: one atom per line, KIF text, sorted.
     ///

@@ -385,11 +385,16 @@ impl Failure {
         let fluent_rel = ["true", "next", "init"]
             .iter()
             .find_map(|n| program.relation(n, 1));
+        // An operations game's fluents are written bare, as the terms they are.
+        let bare = program.lowering.is_some();
         if let (Some(state), Some(rel)) = (&self.state, fluent_rel) {
             let mut fluents: Vec<String> = state
                 .fluents()
                 .iter()
-                .map(|f| atom(&(rel, f.clone())))
+                .map(|f| match bare {
+                    true => text.arguments(f).concat(),
+                    false => atom(&(rel, f.clone())),
+                })
                 .collect();
             fluents.sort();
             let _ = writeln!(out, "  state ({} fluents):", fluents.len());
@@ -553,6 +558,7 @@ mod tests {
         );
         let report = failure.render(program, &g.encoding);
         assert!(report.contains("joint move: (does (take "), "{report}");
+        assert!(report.contains("\n    (control alice)\n"), "{report}");
     }
 
     #[test]
