@@ -54,8 +54,9 @@ enum Command {
     /// Ground a game: write the ground game (itself a valid game) and its counts.
     ///
     /// Computes the reachable superset S* of the relaxed program (GDL.md §2) on
-    /// differential-dataflow, instantiates every rule over it, evaluates static literals and
-    /// drops impossible negations (GDL.md §3). An operations game (.hrf) is written as a ground
+    /// differential-dataflow, instantiates every rule over it, evaluates static literals,
+    /// drops impossible negations (GDL.md §3) and rules whose body contains another body of
+    /// the same head. An operations game (.hrf) is written as a ground
     /// .hrf game: ground view rules and ground operations `action :: conditions ==> effects`.
     ///
     /// Example: gdlground ground examples/tictactoe.kif -o tictactoe.ground.kif --stats

@@ -5,7 +5,7 @@
 //! bodies as sets (sorted, each literal once), duplicate rules once. Invariant: the same instantiation always gives the same program.
 
 use crate::engine::{Instance, Instantiation, Row};
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
 
@@ -79,6 +79,7 @@ impl GroundProgram {
             }
         });
         propagate_facts(&mut rules, &mut is_fact);
+        let rules = drop_subsumed(rules);
         let facts = (0..atoms.len() as AtomId)
             .filter(|&a| is_fact[a as usize])
             .collect();
@@ -137,6 +138,54 @@ fn rules_of<'a>(
         rules.push(head, &body);
     }
     rules
+}
+
+/// The largest body whose subsets [`drop_subsumed`] enumerates (2^6 − 2 lookups a rule).
+const MAX_SUBSUMING: usize = 6;
+
+/// Drops every rule whose body contains the whole body of another rule with the same head: it
+/// can only hold when that one does (the bloated rules of the Stanford "bad" games are such
+/// supersets). Rules come sorted by head; in a head's group only a body longer than the
+/// group's shortest can be subsumed, and it is checked by looking up each of its proper
+/// subsets among the group's bodies, for bodies of at most [`MAX_SUBSUMING`] literals. Keeps
+/// the order.
+fn drop_subsumed(rules: Rules) -> Rules {
+    let mut subsumed = vec![false; rules.len()];
+    let mut bodies: FastSet<&[GroundLiteral]> = FastSet::default();
+    let mut subset = Vec::with_capacity(MAX_SUBSUMING);
+    let mut start = 0;
+    while start < rules.len() {
+        let head = rules.get(start).head;
+        let end = (start..rules.len())
+            .find(|&r| rules.get(r).head != head)
+            .unwrap_or(rules.len());
+        let group = start..end;
+        start = end;
+        let shortest = group.clone().map(|r| rules.get(r).body.len()).min();
+        let candidate = |r: usize| {
+            let k = rules.get(r).body.len();
+            Some(k) > shortest && k <= MAX_SUBSUMING
+        };
+        if !group.clone().any(candidate) {
+            continue;
+        }
+        bodies.clear();
+        bodies.extend(group.clone().map(|r| rules.get(r).body));
+        for r in group.filter(|&r| candidate(r)) {
+            let body = rules.get(r).body;
+            let k = body.len();
+            subsumed[r] = (1..(1u32 << k) - 1).any(|mask| {
+                subset.clear();
+                subset.extend((0..k).filter(|i| mask & (1 << i) != 0).map(|i| body[i]));
+                bodies.contains(&subset[..])
+            });
+        }
+    }
+    drop(bodies);
+    if !subsumed.contains(&true) {
+        return rules;
+    }
+    rules.filtered(|r, _| !subsumed[r], |_| true)
 }
 
 /// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
@@ -202,6 +251,28 @@ mod tests {
         let mut rules = Rules::default();
         list.iter().for_each(|(head, body)| rules.push(*head, body));
         rules
+    }
+
+    /// A body that contains another body of the same head is dropped; other heads, bodies
+    /// that only overlap, and negations that differ are kept.
+    #[test]
+    fn rules_whose_body_contains_another_of_the_same_head_are_dropped() {
+        let list: Vec<(AtomId, &[(bool, AtomId)])> = vec![
+            (1, &[(false, 5)]),
+            (1, &[(false, 5), (false, 6)]),
+            (1, &[(false, 6), (false, 7)]),
+            (1, &[(false, 6), (true, 7), (false, 8)]),
+            (1, &[(false, 6), (false, 7), (false, 8)]),
+            (2, &[(false, 5), (false, 6)]),
+        ];
+        let kept = drop_subsumed(rules(&list).sorted());
+        let expected = rules(&[
+            (1, &[(false, 5)]),
+            (1, &[(false, 6), (false, 7)]),
+            (1, &[(false, 6), (true, 7), (false, 8)]),
+            (2, &[(false, 5), (false, 6)]),
+        ]);
+        assert_eq!(kept, expected.sorted());
     }
 
     /// Regression: facts were only recognised in bodies processed after the rule that made
