@@ -140,8 +140,8 @@ fn rules_of<'a>(
     rules
 }
 
-/// The largest body whose subsets [`drop_subsumed`] enumerates (2^6 − 2 lookups a rule).
-const MAX_SUBSUMING: usize = 6;
+/// The largest body whose subsets [`drop_subsumed`] enumerates (2^8 − 2 lookups a rule).
+const MAX_SUBSUMING: usize = 8;
 
 /// Drops every rule whose body contains the whole body of another rule with the same head: it
 /// can only hold when that one does (the bloated rules of the Stanford "bad" games are such
