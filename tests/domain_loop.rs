@@ -79,7 +79,7 @@ fn atoms(g: &Grounded) -> &[(RelId, Row)] {
 /// The ground game as KIF text.
 fn text(game: &Game, g: &Grounded) -> String {
     let names = AtomText::new(&game.program, &g.encoding, Notation::Kif);
-    write::ground::text(&g.ground, &names, None)
+    write::ground::text(&g.ground, &names)
 }
 
 /// The rounds' removals (times left out).

@@ -202,8 +202,8 @@ pub fn run(args: &Args) -> i32 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let counts = grounded.counts(&game.program);
     let program = grounded.program(&game.program);
+    let counts = grounded.ground.counts(program);
     let notation = match args.format {
         Some(FormatArg::Kif) if grounded.lowered.is_some() => {
             eprintln!("error: an operations game is written in infix (`--format infix` or json)");
@@ -224,12 +224,9 @@ pub fn run(args: &Args) -> i32 {
     let written = output::write_with(&args.output, |out| match args.format {
         Some(FormatArg::Json) => {
             let kif = AtomText::new(program, &grounded.encoding, Notation::Kif);
-            out.write_all(
-                write::ground::json(&grounded.ground, &kif, &counts, program.lowering.as_ref())
-                    .as_bytes(),
-            )
+            out.write_all(write::ground::json(&grounded.ground, &kif, &counts).as_bytes())
         }
-        _ => write::ground::write_text(&grounded.ground, &atoms, program.lowering.as_ref(), out),
+        _ => write::ground::write_text(&grounded.ground, &atoms, out),
     });
     if let Err(e) = written {
         eprintln!("error: cannot write {}: {e}", args.output.display());

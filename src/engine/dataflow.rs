@@ -350,14 +350,17 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     ) -> Rows<'s, T> {
         let arities = self.arities();
         let (b, args) = (bound.to_vec(), args.to_vec());
+        // Which argument is unknown is the plan's, the same for every binding.
+        let known: Vec<bool> = args
+            .iter()
+            .map(|p| variables(p).iter().all(|v| b.contains(v)))
+            .collect();
         let mut ranges = Ranges::new(vars);
         bindings.flat_map(move |row: Row| {
             ranges.read_binding(&b, &row, &arities);
-            let values: Vec<Option<Row>> = args
-                .iter()
-                .map(|p| {
-                    let ready = variables(p).iter().all(|v| b.contains(v));
-                    ready.then(|| {
+            let values: Vec<Option<Row>> = (args.iter().zip(&known))
+                .map(|(p, &known)| {
+                    known.then(|| {
                         let mut out = Row::new();
                         ranges.instantiate(p, &row, &mut out);
                         out

@@ -90,18 +90,28 @@ impl GroundProgram {
         }
     }
 
-    /// The counts of GDL.md §4 for the classic model of `program`.
+    /// The counts of GDL.md §4 for `program`, the program grounded: bases are `true` atoms
+    /// and actions `does` atoms, or for a lowered operations game the fluents and the
+    /// performed actions, and its operation instances are not atoms of the game.
     pub fn counts(&self, program: &Program) -> Counts {
-        let count = |k: Keyword| {
-            self.atoms
-                .iter()
-                .filter(|(rel, _)| program.keyword(*rel) == Some(k))
-                .count()
+        let count =
+            |keep: &dyn Fn(RelId) -> bool| self.atoms.iter().filter(|(rel, _)| keep(*rel)).count();
+        let (bases, actions, atoms) = match &program.lowering {
+            None => (
+                count(&|r| program.keyword(r) == Some(Keyword::True)),
+                count(&|r| program.keyword(r) == Some(Keyword::Does)),
+                self.atoms.len(),
+            ),
+            Some(lowering) => (
+                count(&|r| lowering.fluents[r as usize]),
+                count(&|r| r == lowering.performed),
+                count(&|r| lowering.operation(r).is_none()),
+            ),
         };
         Counts {
-            bases: count(Keyword::True),
-            actions: count(Keyword::Does),
-            atoms: self.atoms.len(),
+            bases,
+            actions,
+            atoms,
             facts: self.facts.len(),
             rules: self.rules.len(),
         }

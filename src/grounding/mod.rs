@@ -6,10 +6,10 @@ mod domain_loop;
 pub use domain_loop::{LoopOptions, LoopReport};
 
 use crate::engine::{self, EngineError, Instantiation, Options};
-use crate::ground::{Counts, GroundProgram};
+use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
 use crate::program::operations::lower_operations;
-use crate::program::{Model, Program, RelId};
+use crate::program::{Model, Program};
 use crate::write::ground::AtomText;
 use crate::write::Notation;
 
@@ -34,23 +34,6 @@ impl Grounded {
     /// an operations game the lowered one.
     pub fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
         self.lowered.as_ref().unwrap_or(original)
-    }
-
-    /// The counts of GDL.md §4 (`ms` is measured by the caller).
-    pub fn counts(&self, original: &Program) -> Counts {
-        let Some(lowered) = self.lowered.as_ref().and_then(|p| p.lowering.as_ref()) else {
-            return self.ground.counts(original);
-        };
-        let count = |keep: &dyn Fn(RelId) -> bool| {
-            self.ground.atoms.iter().filter(|(r, _)| keep(*r)).count()
-        };
-        Counts {
-            bases: count(&|r| lowered.fluents[r as usize]),
-            actions: count(&|r| r == lowered.performed),
-            atoms: count(&|r| lowered.operation(r).is_none()),
-            facts: self.ground.facts.len(),
-            rules: self.ground.rules.len(),
-        }
     }
 }
 

@@ -5,7 +5,7 @@ use crate::engine::Row;
 use crate::ground::{AtomId, Counts, GroundProgram};
 use crate::grounding::LoopReport;
 use crate::program::encoding::{Encoding, Token};
-use crate::program::operations::{EffectKind, Lowering};
+use crate::program::operations::EffectKind;
 use crate::program::{Program, RelId};
 use std::fmt::Write as _;
 
@@ -65,11 +65,11 @@ impl<'a> AtomText<'a> {
 }
 
 /// The ground program as a game in `notation`: facts first, then rules, one per line; for an
-/// operations game (`operations` given, infix notation) the instances of its operation rules
-/// as ground operations `action :: conditions ==> effects`.
-pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>, operations: Option<&Lowering>) -> String {
+/// operations game (`atoms`' program lowered, infix notation) the instances of its operation
+/// rules as ground operations `action :: conditions ==> effects`.
+pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
     let mut out = Vec::new();
-    write_text(ground, atoms, operations, &mut out).expect("writing to memory does not fail");
+    write_text(ground, atoms, &mut out).expect("writing to memory does not fail");
     String::from_utf8(out).expect("atom names are UTF-8")
 }
 
@@ -77,9 +77,9 @@ pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>, operations: Option<&Lo
 pub fn write_text(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
-    operations: Option<&Lowering>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    let operations = atoms.program.lowering.as_ref();
     let mut names: Vec<String> = Vec::with_capacity(ground.atoms.len());
     for (rel, args) in &ground.atoms {
         let mut s = String::new();
@@ -179,12 +179,7 @@ fn literal(notation: Notation, negated: bool, atom: &str, out: &mut String) {
 /// `(operation_K action effect...)` and whose body is the operation's conditions (with the
 /// performed action, `(does action)`, among them); `"operations"` gives, per operation
 /// relation, what each effect does (`add`, `delete`, `perform`).
-pub fn json(
-    ground: &GroundProgram,
-    atoms: &AtomText<'_>,
-    counts: &Counts,
-    operations: Option<&Lowering>,
-) -> String {
+pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> String {
     let mut out = String::from("{\n  \"atoms\": [");
     for (i, (rel, args)) in ground.atoms.iter().enumerate() {
         let mut s = String::new();
@@ -204,7 +199,7 @@ pub fn json(
         out.push_str("]}");
     }
     out.push_str("\n  ],");
-    if let Some(lowering) = operations {
+    if let Some(lowering) = &atoms.program.lowering {
         out.push_str("\n  \"operations\": {");
         for (i, (rel, kinds)) in lowering.operations.iter().enumerate() {
             out.push_str(if i == 0 { "\n    " } else { ",\n    " });
