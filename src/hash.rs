@@ -51,6 +51,8 @@ impl Hasher for FxHasher {
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A hash set with [`FxHasher`].
 pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+/// The hasher builder of [`FastMap`] and [`FastSet`], for hashing values directly.
+pub type FastBuild = BuildHasherDefault<FxHasher>;
 
 #[cfg(test)]
 mod tests {

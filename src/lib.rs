@@ -20,6 +20,6 @@ pub mod syntax;
 pub mod write;
 
 pub use grounding::{
-    ground, ground_with, GroundError, Grounded, LoopOptions, LoopReport, Superset,
+    ground, ground_with, GroundError, Grounded, LoopOptions, LoopReport, Session, Superset,
 };
 pub use load::{read_game, Game, LoadError};

@@ -14,22 +14,26 @@ use std::time::{Duration, Instant};
 pub struct Args {
     /// The game file.
     #[arg(value_name = "GAME")]
-    game: PathBuf,
+    pub(super) game: PathBuf,
     /// Where to write the ground game (`-` for stdout). The file appears only when complete.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
-    output: PathBuf,
+    pub(super) output: PathBuf,
     /// Output format (default: the input's syntax).
     #[arg(long, value_enum)]
-    format: Option<FormatArg>,
+    pub(super) format: Option<FormatArg>,
     /// Print the counts (bases, actions, atoms, facts, rules, ms) on stderr; `--stats=json`
     /// prints them as one JSON object.
     #[arg(long, value_name = "STYLE", num_args = 0..=1, default_missing_value = "line", value_parser = ["line", "json"])]
-    stats: Option<String>,
+    pub(super) stats: Option<String>,
     #[command(flatten)]
-    engine: EngineArgs,
+    pub(super) engine: EngineArgs,
     /// Read the file in this syntax instead of guessing from extension and content.
     #[arg(long, value_enum)]
-    syntax: Option<SyntaxArg>,
+    pub(super) syntax: Option<SyntaxArg>,
+    /// Ground live, then apply the edits of this script one by one, rewriting the output
+    /// after each and printing one line per edit (format: docs/edits.md).
+    #[arg(long, value_name = "EDITS_FILE", conflicts_with = "superset")]
+    pub(super) edits: Option<PathBuf>,
 }
 
 /// Engine flags shared by the commands that ground.
@@ -155,7 +159,7 @@ impl EngineArgs {
 
 /// The `--format` values.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum FormatArg {
+pub enum FormatArg {
     /// KIF S-expressions.
     Kif,
     /// Classic infix (for an operations game: its ground .hrf).
@@ -197,6 +201,9 @@ pub fn load_and_ground(
 
 /// Runs `ground`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
+    if let Some(script) = &args.edits {
+        return super::live::script(args, script);
+    }
     let start = Instant::now();
     let (game, grounded) = match load_and_ground(&args.game, args.syntax, &args.engine, start) {
         Ok(x) => x,
@@ -204,29 +211,12 @@ pub fn run(args: &Args) -> i32 {
     };
     let program = grounded.program(&game.program);
     let counts = grounded.ground.counts(program);
-    let notation = match args.format {
-        Some(FormatArg::Kif) if grounded.lowered.is_some() => {
-            eprintln!("error: an operations game is written in infix (`--format infix` or json)");
-            return EXIT_USAGE;
-        }
-        Some(FormatArg::Kif) => Notation::Kif,
-        Some(FormatArg::Infix) => Notation::Infix,
-        Some(FormatArg::Json) | None if game.syntax == Syntax::Kif => Notation::Kif,
-        Some(FormatArg::Json) | None => Notation::Infix,
+    let rendering = match Rendering::new(args.format, &game, &grounded) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
-    if notation == Notation::Kif {
-        if let Err(e) = write::kif_names(&game.program) {
-            eprintln!("error: {e} (`--format infix`)");
-            return EXIT_USAGE;
-        }
-    }
-    let atoms = AtomText::new(program, &grounded.encoding, notation);
-    let written = output::write_with(&args.output, |out| match args.format {
-        Some(FormatArg::Json) => {
-            let kif = AtomText::new(program, &grounded.encoding, Notation::Kif);
-            out.write_all(write::ground::json(&grounded.ground, &kif, &counts).as_bytes())
-        }
-        _ => write::ground::write_text(&grounded.ground, &atoms, out),
+    let written = output::write_with(&args.output, |out| {
+        rendering.write(&grounded, &game.program, out)
     });
     if let Err(e) = written {
         eprintln!("error: cannot write {}: {e}", args.output.display());
@@ -246,4 +236,63 @@ pub fn run(args: &Args) -> i32 {
         None => {}
     }
     0
+}
+
+/// How a ground game is written: the format asked for, settled against the game.
+#[derive(Clone, Copy, Debug)]
+pub struct Rendering {
+    format: Option<FormatArg>,
+    notation: Notation,
+}
+
+impl Rendering {
+    /// The rendering `format` asks for (default: the game's own syntax); an error (printed,
+    /// with the exit code) if the game cannot be written so.
+    pub fn new(
+        format: Option<FormatArg>,
+        game: &gdlground::Game,
+        grounded: &Grounded,
+    ) -> Result<Rendering, i32> {
+        let notation = match format {
+            Some(FormatArg::Kif) if grounded.lowered.is_some() => {
+                eprintln!(
+                    "error: an operations game is written in infix (`--format infix` or json)"
+                );
+                return Err(EXIT_USAGE);
+            }
+            Some(FormatArg::Kif) => Notation::Kif,
+            Some(FormatArg::Infix) => Notation::Infix,
+            Some(FormatArg::Json) | None if game.syntax == Syntax::Kif => Notation::Kif,
+            Some(FormatArg::Json) | None => Notation::Infix,
+        };
+        if notation == Notation::Kif {
+            if let Err(e) = write::kif_names(&game.program) {
+                eprintln!("error: {e} (`--format infix`)");
+                return Err(EXIT_USAGE);
+            }
+        }
+        Ok(Rendering { format, notation })
+    }
+
+    /// Writes `grounded`, a grounding of `original` (the game the rendering was made for, or
+    /// a version of it), to `out`.
+    pub fn write(
+        &self,
+        grounded: &Grounded,
+        original: &gdlground::program::Program,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let program = grounded.program(original);
+        match self.format {
+            Some(FormatArg::Json) => {
+                let kif = AtomText::new(program, &grounded.encoding, Notation::Kif);
+                let counts = grounded.ground.counts(program);
+                out.write_all(write::ground::json(&grounded.ground, &kif, &counts).as_bytes())
+            }
+            _ => {
+                let atoms = AtomText::new(program, &grounded.encoding, self.notation);
+                write::ground::write_text(&grounded.ground, &atoms, out)
+            }
+        }
+    }
 }

@@ -11,9 +11,11 @@ mod files;
 mod fmt;
 mod generate;
 mod ground;
+mod live;
 mod measure_child;
 mod output;
 mod validate;
+mod watch;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gdlground::syntax::Syntax;
@@ -63,6 +65,16 @@ enum Command {
     ///
     /// Example: gdlground ground examples/takeaway.hrf -o takeaway.ground.hrf
     Ground(ground::Args),
+    /// Ground a game live and re-ground it on every save of the file.
+    ///
+    /// Grounds once, then watches GAME: on each save it computes which rules changed, feeds
+    /// only those into the running dataflow, rewrites the output atomically and prints one
+    /// line: rules of P+ enabled/disabled, ground lines added/removed, atoms of S* added/removed,
+    /// milliseconds. A save with a syntax or check error prints the error with its location and
+    /// leaves the last good output in place; fixing the file brings the output back.
+    ///
+    /// Example: gdlground watch examples/tictactoe.kif -o /tmp/tictactoe.ground.kif
+    Watch(watch::Args),
     /// Print the reachable superset S*: one atom per line, KIF text, sorted.
     ///
     /// Example: gdlground atoms examples/tictactoe.kif
@@ -183,6 +195,7 @@ pub fn run() -> i32 {
         Command::Check(args) => check::run(&args),
         Command::Fmt(args) => fmt::run(&args),
         Command::Ground(args) => ground::run(&args),
+        Command::Watch(args) => watch::run(&args),
         Command::Atoms(args) => atoms::run(&args),
         Command::Domains(args) => domains::run(&args),
         Command::ExportAsp(args) => export_asp::run(&args),

@@ -8,7 +8,12 @@ use std::path::Path;
 
 /// Writes `text` to `path` (`-` is stdout). A broken pipe on stdout is not an error.
 pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
-    write_with(path, |out| out.write_all(text.as_bytes()))
+    write_bytes(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path` (`-` is stdout). A broken pipe on stdout is not an error.
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, |out| out.write_all(bytes))
 }
 
 /// Writes what `fill` writes to `path` (`-` is stdout), streamed through a buffer: a large

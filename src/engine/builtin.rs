@@ -1,8 +1,50 @@
 //! Evaluating built-ins on ground arguments.
 
-use super::pattern::Row;
+use super::pattern::{Pattern, Ranges, Row};
 use crate::program::encoding::{int_token, int_value};
 use crate::program::Builtin;
+
+/// Whether built-in `op` (negated or not) holds for a binding `row` whose variables
+/// `ranges` has read: the filter step of a rule's chain.
+pub fn holds_for(
+    op: Builtin,
+    args: &[Pattern],
+    negated: bool,
+    ranges: &Ranges,
+    row: &[u32],
+) -> bool {
+    let values: Vec<Row> = args
+        .iter()
+        .map(|p| {
+            let mut out = Row::new();
+            ranges.instantiate(p, row, &mut out);
+            out
+        })
+        .collect();
+    holds(op, &values) != negated
+}
+
+/// The value of the one argument of `op` not `known` for a binding `row` whose variables
+/// `ranges` has read: the compute step of a rule's chain.
+pub fn compute_for(
+    op: Builtin,
+    args: &[Pattern],
+    known: &[bool],
+    ranges: &Ranges,
+    row: &[u32],
+) -> Option<Row> {
+    let values: Vec<Option<Row>> = (args.iter().zip(known))
+        .map(|(p, &known)| {
+            known.then(|| {
+                let mut out = Row::new();
+                ranges.instantiate(p, row, &mut out);
+                out
+            })
+        })
+        .collect();
+    let refs: Vec<Option<&[u32]>> = values.iter().map(|v| v.as_deref()).collect();
+    compute(op, &refs)
+}
 
 /// Whether built-in `op` holds for the ground `args` (each one term). Arithmetic and
 /// comparisons are false on non-integers.

@@ -9,8 +9,9 @@
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
-use super::pattern::{depth, variables, Item, Pattern, Ranges, Row};
+use super::pattern::{depth, variables, Pattern, Ranges, Row};
 use super::plan::{Plan, RulePlan, Step};
+use super::shape::Shape;
 use super::Limits;
 use crate::program::{Builtin, RelId, VarId};
 use differential_dataflow::lattice::Lattice;
@@ -147,35 +148,6 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     relations: BTreeMap<RelId, Rows<'s, T>>,
     /// Arrangements of literal shapes, by canonical shape.
     arranged: HashMap<Shape, Keyed<'s, T>>,
-}
-
-/// A literal's shape with variables renumbered by first occurrence: literals of one shape
-/// (and one key) share an arrangement.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Shape {
-    rel: RelId,
-    pattern: Pattern,
-    key: Vec<VarId>,
-    new: Vec<VarId>,
-}
-
-impl Shape {
-    fn new(rel: RelId, pattern: &[Item], key: &[VarId], new: &[VarId]) -> Shape {
-        let order = variables(pattern);
-        let canon = |v: &VarId| order.iter().position(|w| w == v).unwrap_or(0) as VarId;
-        Shape {
-            rel,
-            pattern: pattern
-                .iter()
-                .map(|i| match i {
-                    Item::Var(v) => Item::Var(canon(v)),
-                    t => *t,
-                })
-                .collect(),
-            key: key.iter().map(canon).collect(),
-            new: new.iter().map(canon).collect(),
-        }
-    }
 }
 
 impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
@@ -326,15 +298,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let mut ranges = Ranges::new(vars);
         bindings.filter(move |row: &Row| {
             ranges.read_binding(&b, row, &arities);
-            let values: Vec<Row> = args
-                .iter()
-                .map(|p| {
-                    let mut out = Row::new();
-                    ranges.instantiate(p, row, &mut out);
-                    out
-                })
-                .collect();
-            super::builtin::holds(op, &values) != negated
+            super::builtin::holds_for(op, &args, negated, &ranges, row)
         })
     }
 
@@ -358,17 +322,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let mut ranges = Ranges::new(vars);
         bindings.flat_map(move |row: Row| {
             ranges.read_binding(&b, &row, &arities);
-            let values: Vec<Option<Row>> = (args.iter().zip(&known))
-                .map(|(p, &known)| {
-                    known.then(|| {
-                        let mut out = Row::new();
-                        ranges.instantiate(p, &row, &mut out);
-                        out
-                    })
-                })
-                .collect();
-            let refs: Vec<Option<&[u32]>> = values.iter().map(|v| v.as_deref()).collect();
-            let value = super::builtin::compute(op, &refs)?;
+            let value = super::builtin::compute_for(op, &args, &known, &ranges, &row)?;
             let mut out = row;
             out.extend_from_slice(&value);
             Some(out)
@@ -432,13 +386,13 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
 /// so many records: one step of a large join can allocate gigabytes, so checking between
 /// steps alone would notice too late. Once stopped, operators emit nothing more and the run
 /// ends quickly (its partial result is thrown away).
-struct Guard {
+pub(super) struct Guard {
     limits: Arc<Limits>,
     count: u32,
 }
 
 impl Guard {
-    fn new(limits: &Arc<Limits>) -> Guard {
+    pub(super) fn new(limits: &Arc<Limits>) -> Guard {
         Guard {
             limits: limits.clone(),
             count: 0,
@@ -446,7 +400,7 @@ impl Guard {
     }
 
     /// Whether the run is stopping.
-    fn stop(&mut self) -> bool {
+    pub(super) fn stop(&mut self) -> bool {
         self.count = self.count.wrapping_add(1);
         if self.count.is_multiple_of(1 << 16) {
             self.limits.check_memory();

@@ -10,11 +10,14 @@
 mod builtin;
 mod dataflow;
 mod instances;
+pub mod live;
 mod pattern;
 mod plan;
 mod reduce;
 mod run;
+mod shape;
 mod stats;
+mod steps;
 mod templates;
 
 pub use instances::{Instance, Instances};
@@ -79,6 +82,8 @@ pub enum EngineError {
     Deadline,
     /// A worker failed.
     Worker(String),
+    /// The game cannot be grounded this way (what and why).
+    Unsupported(String),
 }
 
 /// The limits shared by all workers, and the first one exceeded.

@@ -73,6 +73,13 @@ impl Ranges {
         Ranges(vec![UNBOUND; vars])
     }
 
+    /// Makes room for at least `vars` variables.
+    pub fn room(&mut self, vars: usize) {
+        if self.0.len() < vars {
+            self.0.resize(vars, UNBOUND);
+        }
+    }
+
     fn clear(&mut self) {
         self.0.iter_mut().for_each(|r| *r = UNBOUND);
     }

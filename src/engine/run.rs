@@ -88,7 +88,7 @@ pub fn unshare(given: Arc<Tables>) -> Tables {
 }
 
 /// The rows of the relations defined by ground facts only: what is known before running.
-fn facts(program: &Program, encoding: &Encoding) -> Tables {
+pub(super) fn facts(program: &Program, encoding: &Encoding) -> Tables {
     let mut tables = Tables::new();
     let mut derived = vec![false; program.relations.len()];
     for rule in &program.rules {
@@ -281,25 +281,7 @@ pub fn run(
         }
         let mut retracted = Vec::new();
         let step_until = |worker: &mut timely::worker::Worker, done: &dyn Fn() -> bool| {
-            let mut steps = 0u32;
-            while !done() {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    l.fail(EngineError::Deadline);
-                }
-                steps = steps.wrapping_add(1);
-                if steps.is_multiple_of(64) {
-                    l.check_memory();
-                }
-                if l.stopped() {
-                    // timely would otherwise run the unfinished dataflow to completion.
-                    worker.drop_dataflow(dataflow_id);
-                    return false;
-                }
-                // Park (briefly) rather than spin when idle: on a busy machine a spinning
-                // worker takes the core its peer needs.
-                worker.step_or_park(Some(std::time::Duration::from_millis(1)));
-            }
-            true
+            super::steps::step_until(worker, &l, deadline, dataflow_id, done)
         };
         if let Some(rounds) = &rounds {
             for round in 0.. {

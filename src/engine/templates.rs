@@ -16,36 +16,15 @@ type KeptLiteral = (bool, RelId, Pattern);
 pub struct Templates {
     /// The plan whose rules the templates are for.
     pub plan: Arc<Plan>,
-    /// Per program rule: its head pattern and the literals kept in instances.
-    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+    forms: Forms,
 }
 
 impl Templates {
     /// The templates of `plan`'s rules.
     pub fn new(program: &Program, encoding: &Encoding, plan: &Arc<Plan>) -> Templates {
-        let rules = program
-            .rules
-            .iter()
-            .map(|rule| {
-                let kept = rule
-                    .body
-                    .iter()
-                    .filter_map(|l| match l {
-                        Literal::Pos(a) if !plan.is_static[a.rel as usize] => {
-                            Some((false, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        Literal::Neg(a) if !plan.is_static[a.rel as usize] => {
-                            Some((true, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                (pattern(program, encoding, &rule.head.args), kept)
-            })
-            .collect();
         Templates {
             plan: plan.clone(),
-            rules,
+            forms: Forms::new(program, encoding, &plan.is_static),
         }
     }
 
@@ -54,14 +33,66 @@ impl Templates {
     /// plan's variables.
     pub fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges, out: &mut Instances) {
         let plan = &self.plan.rules[r];
-        let Some(source) = plan.source else {
-            return;
-        };
-        ranges.read_binding(&plan.binding, binding, &self.plan.arities);
+        if let Some(source) = plan.source {
+            let head_rel = plan.head_rel;
+            self.forms
+                .instantiate(source, head_rel, &plan.binding, binding, ranges, out);
+        }
+    }
+}
+
+/// The instance form of every rule of a program: its head and the body literals over
+/// relations not computed exactly (those, true by construction, are left out).
+pub struct Forms {
+    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+    arities: Arc<Vec<u32>>,
+}
+
+impl Forms {
+    /// The forms of `program`'s rules, given which relations are computed exactly.
+    pub fn new(program: &Program, encoding: &Encoding, is_static: &[bool]) -> Forms {
+        let rules = program
+            .rules
+            .iter()
+            .map(|rule| {
+                let kept = rule
+                    .body
+                    .iter()
+                    .filter_map(|l| match l {
+                        Literal::Pos(a) if !is_static[a.rel as usize] => {
+                            Some((false, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        Literal::Neg(a) if !is_static[a.rel as usize] => {
+                            Some((true, a.rel, pattern(program, encoding, &a.args)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                (pattern(program, encoding, &rule.head.args), kept)
+            })
+            .collect();
+        Forms {
+            rules,
+            arities: Arc::new(encoding.arities()),
+        }
+    }
+
+    /// Appends the instance of program rule `source` (head relation `head_rel`) for
+    /// `binding`, the values of variables `vars` in order, to `out`.
+    pub fn instantiate(
+        &self,
+        source: usize,
+        head_rel: RelId,
+        vars: &[crate::program::VarId],
+        binding: &[u32],
+        ranges: &mut Ranges,
+        out: &mut Instances,
+    ) {
+        ranges.read_binding(vars, binding, &self.arities);
         let (head, kept) = &self.rules[source];
         let mut args = Row::new();
         ranges.instantiate(head, binding, &mut args);
-        out.start(source, plan.head_rel, &args, kept.len());
+        out.start(source, head_rel, &args, kept.len());
         for (negated, rel, p) in kept {
             args.clear();
             ranges.instantiate(p, binding, &mut args);

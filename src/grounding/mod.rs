@@ -2,6 +2,9 @@
 //! program.
 
 mod domain_loop;
+mod session;
+
+pub use session::Session;
 
 pub use domain_loop::{LoopOptions, LoopReport};
 
@@ -121,6 +124,7 @@ impl GroundError {
             GroundError::Engine(EngineError::TooManyAtoms) => "error: more atoms than --max-atoms allows\n  hint: raise --max-atoms if the machine has the memory\n".into(),
             GroundError::Engine(EngineError::Deadline) => "error: the deadline passed before grounding finished\n".into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),
+            GroundError::Engine(EngineError::Unsupported(m)) => format!("error: {m}\n  hint: `gdlground ground` grounds it from scratch\n"),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 mod ast;
 mod diagnostic;
+pub mod edits;
 mod infix;
 mod infix_lexer;
 mod kif;

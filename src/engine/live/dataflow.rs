@@ -1,0 +1,277 @@
+//! The live dataflow's operators: every rule of a level evaluated by one fixpoint over
+//! partial bindings (see the module doc of [`super`]).
+
+use super::worker::Registry;
+use super::{Op, RuleId, ShapeId, LEVELS};
+use crate::engine::dataflow::Guard;
+use crate::engine::pattern::{depth, Ranges, Row};
+use crate::engine::plan::Step;
+use crate::engine::Limits;
+use crate::program::RelId;
+use differential_dataflow::collection::concatenate;
+use differential_dataflow::lattice::Lattice;
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::operators::iterate::Variable;
+use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::VecCollection;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use timely::dataflow::Scope;
+use timely::order::Product;
+use timely::progress::Timestamp;
+
+/// Atoms of any relation.
+pub type Atoms<'s, T> = VecCollection<'s, T, (RelId, Row), isize>;
+/// Partial bindings: rule, the op they wait at, the values bound so far.
+type Partials<'s, T> = VecCollection<'s, T, (RuleId, u32, Row), isize>;
+/// Partial bindings keyed by what they wait for.
+type Keyed<'s, T, K> = VecCollection<'s, T, (K, (RuleId, u32, Row)), isize>;
+/// Complete bindings of rules with instances.
+pub type Bindings<'s, T> = VecCollection<'s, T, (RuleId, Row), isize>;
+/// Atoms indexed for joins: (shape, key values) → values of the shape's new variables.
+type Index<'s, T> = Arranged<'s, TraceAgent<ValSpine<(ShapeId, Row), Row, T, isize>>>;
+/// The shapes in use, with their relations.
+type ShapeUses<'s, T> = VecCollection<'s, T, (RelId, ShapeId), isize>;
+/// The registry, shared by a worker's operators.
+type Shared = Rc<RefCell<Registry>>;
+
+/// Builds the live computation in `scope` over the enabled `rules` (level, id); returns
+/// the atoms of every level and the bindings of rules with instances.
+pub fn build<'s>(
+    scope: Scope<'s, u32>,
+    rules: VecCollection<'s, u32, (u32, RuleId), isize>,
+    registry: &Shared,
+    limits: &Arc<Limits>,
+) -> (Atoms<'s, u32>, Bindings<'s, u32>) {
+    let reg = registry.clone();
+    let shapes: ShapeUses<'s, u32> = rules
+        .clone()
+        .flat_map(move |(_, r)| {
+            let reg = reg.borrow();
+            let shapes: Vec<(RelId, ShapeId)> = (reg.rule(r).ops.iter())
+                .filter_map(|op| match op {
+                    Op::Join { shape, .. } => Some((reg.shape(*shape).rel, *shape)),
+                    _ => None,
+                })
+                .collect();
+            shapes
+        })
+        .distinct();
+    let mut lower_indexes: Vec<Index<'s, u32>> = Vec::new();
+    let mut lower_atoms: Vec<Atoms<'s, u32>> = Vec::new();
+    let mut all_bindings = Vec::new();
+    for level in 0..LEVELS {
+        let reg = registry.clone();
+        let mut ranges = Ranges::new(0);
+        let starts = rules
+            .clone()
+            .filter(move |(l, _)| *l as usize == level)
+            .flat_map(move |(_, r)| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()));
+        let lower = concatenate(scope, lower_atoms.clone());
+        let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
+            let step = Product::new(Default::default(), 1);
+            let (atoms_var, atoms) = Variable::new(inner, step);
+            let (partials_var, partials): (_, Partials<'_, _>) = Variable::new(inner, step);
+            let own = index(atoms, shapes.clone().enter(inner), registry);
+            let joins = join_keys(partials.clone(), registry).arrange_by_key();
+            let mut next = vec![starts.clone().enter(inner)];
+            for lower in &lower_indexes {
+                let extend = extend(registry, limits);
+                next.push(joins.clone().join_core(lower.clone().enter(inner), extend));
+            }
+            next.push(joins.join_core(own, extend(registry, limits)));
+            let reg = registry.clone();
+            let mut ranges = Ranges::new(0);
+            next.push(
+                antijoin_keys(partials.clone(), registry)
+                    .antijoin(lower.clone().enter(inner))
+                    .flat_map(move |(_, (r, s, row))| {
+                        advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
+                    }),
+            );
+            partials_var.set(concatenate(inner, next));
+            let reg = registry.clone();
+            let complete =
+                partials.filter(move |(r, s, _)| reg.borrow().rule(*r).ops.len() == *s as usize);
+            let heads = heads(complete.clone(), registry, limits).distinct();
+            atoms_var.set(heads.clone());
+            let reg = registry.clone();
+            let bindings = complete
+                .filter(move |(r, _, _)| reg.borrow().rule(*r).instances)
+                .map(|(r, _, row)| (r, row));
+            (heads.leave(scope), bindings.leave(scope))
+        });
+        lower_indexes.push(index(atoms.clone(), shapes.clone(), registry));
+        lower_atoms.push(atoms);
+        all_bindings.push(bindings);
+    }
+    (
+        concatenate(scope, lower_atoms),
+        concatenate(scope, all_bindings),
+    )
+}
+
+/// The atoms indexed by every shape of their relation that matches them.
+fn index<'s, T: Timestamp + Lattice + Ord>(
+    atoms: Atoms<'s, T>,
+    shapes: ShapeUses<'s, T>,
+    registry: &Shared,
+) -> Index<'s, T> {
+    let reg = registry.clone();
+    let mut ranges = Ranges::new(0);
+    atoms
+        .arrange_by_key()
+        .join_core(
+            shapes.arrange_by_key(),
+            move |_rel, row: &Row, shape: &ShapeId| {
+                let reg = reg.borrow();
+                let s = reg.shape(*shape);
+                ranges.room(s.pattern.len());
+                if !ranges.match_row(&s.pattern, row, &reg.arities) {
+                    return None;
+                }
+                let (mut key, mut new) = (Row::new(), Row::new());
+                s.key
+                    .iter()
+                    .for_each(|&v| ranges.push_value(v, row, &mut key));
+                s.new
+                    .iter()
+                    .for_each(|&v| ranges.push_value(v, row, &mut new));
+                Some(((*shape, key), new))
+            },
+        )
+        .arrange_by_key()
+}
+
+/// The partial bindings waiting at a join, keyed by (shape, key values).
+fn join_keys<'s, T: Timestamp + Lattice + Ord>(
+    partials: Partials<'s, T>,
+    registry: &Shared,
+) -> Keyed<'s, T, (ShapeId, Row)> {
+    keyed(partials, registry, |op, ranges, row| {
+        let Op::Join { shape, key } = op else {
+            return None;
+        };
+        let mut values = Row::new();
+        key.iter()
+            .for_each(|&v| ranges.push_value(v, row, &mut values));
+        Some((*shape, values))
+    })
+}
+
+/// The partial bindings waiting at an antijoin, keyed by the atom they must not meet.
+fn antijoin_keys<'s, T: Timestamp + Lattice + Ord>(
+    partials: Partials<'s, T>,
+    registry: &Shared,
+) -> Keyed<'s, T, (RelId, Row)> {
+    keyed(partials, registry, |op, ranges, row| {
+        let Op::Check(Step::Antijoin { rel, pattern }) = op else {
+            return None;
+        };
+        let mut atom = Row::new();
+        ranges.instantiate(pattern, row, &mut atom);
+        Some((*rel, atom))
+    })
+}
+
+/// The partial bindings whose next op `key` gives a key for (from the op, and the binding's
+/// values read into the ranges), keyed by it.
+fn keyed<'s, T: Timestamp + Lattice + Ord, K: differential_dataflow::ExchangeData>(
+    partials: Partials<'s, T>,
+    registry: &Shared,
+    key: fn(&Op, &Ranges, &Row) -> Option<K>,
+) -> Keyed<'s, T, K> {
+    let reg = registry.clone();
+    let mut ranges = Ranges::new(0);
+    partials.flat_map(move |(r, s, row)| {
+        let reg = reg.borrow();
+        let rule = reg.rule(r);
+        let op = rule.ops.get(s as usize)?;
+        ranges.room(rule.vars);
+        ranges.read_binding(&rule.bound[s as usize], &row, &reg.arities);
+        let k = key(op, &ranges, &row)?;
+        Some((k, (r, s, row)))
+    })
+}
+
+/// The join's result closure: a partial binding extended by a matching atom's new values,
+/// advanced past the filters and computations that follow.
+#[allow(clippy::type_complexity)]
+fn extend(
+    registry: &Shared,
+    limits: &Arc<Limits>,
+) -> impl FnMut(&(ShapeId, Row), &(RuleId, u32, Row), &Row) -> Option<(RuleId, u32, Row)> + 'static
+{
+    let reg = registry.clone();
+    let mut ranges = Ranges::new(0);
+    let mut guard = Guard::new(limits);
+    move |_key, (r, s, row), new| {
+        if guard.stop() {
+            return None;
+        }
+        let mut out = row.clone();
+        out.extend_from_slice(new);
+        advance(&reg.borrow(), &mut ranges, *r, *s as usize + 1, out)
+    }
+}
+
+/// The head atoms of complete bindings; a head nested deeper than the limit stops the run.
+fn heads<'s, T: Timestamp + Lattice + Ord>(
+    complete: Partials<'s, T>,
+    registry: &Shared,
+    limits: &Arc<Limits>,
+) -> Atoms<'s, T> {
+    let reg = registry.clone();
+    let limits = limits.clone();
+    let mut ranges = Ranges::new(0);
+    let mut guard = Guard::new(&limits);
+    complete.flat_map(move |(r, s, row)| {
+        if guard.stop() {
+            return None;
+        }
+        let reg = reg.borrow();
+        let rule = reg.rule(r);
+        ranges.room(rule.vars);
+        ranges.read_binding(&rule.bound[s as usize], &row, &reg.arities);
+        let mut atom = Row::new();
+        ranges.instantiate(&rule.head, &row, &mut atom);
+        if rule.recursive && depth(&atom, &reg.arities) > limits.max_depth {
+            limits.exceeded(rule.head_rel, &atom);
+            return None;
+        }
+        Some((rule.head_rel, atom))
+    })
+}
+
+/// Applies the filters and computations of rule `r` from op `step` on to `row`, stopping at
+/// the next join or antijoin (or the end): the partial binding there, or `None` if a filter
+/// drops it.
+fn advance(
+    reg: &Registry,
+    ranges: &mut Ranges,
+    r: RuleId,
+    mut step: usize,
+    mut row: Row,
+) -> Option<(RuleId, u32, Row)> {
+    let rule = reg.rule(r);
+    ranges.room(rule.vars);
+    while let Some(op) = rule.ops.get(step) {
+        match op {
+            Op::Check(Step::Filter { op, args, negated }) => {
+                ranges.read_binding(&rule.bound[step], &row, &reg.arities);
+                if !crate::engine::builtin::holds_for(*op, args, *negated, ranges, &row) {
+                    return None;
+                }
+            }
+            Op::Compute { op, args, known } => {
+                ranges.read_binding(&rule.bound[step], &row, &reg.arities);
+                let value = crate::engine::builtin::compute_for(*op, args, known, ranges, &row)?;
+                row.extend_from_slice(&value);
+            }
+            Op::Join { .. } | Op::Check(_) => break,
+        }
+        step += 1;
+    }
+    Some((r, step as u32, row))
+}

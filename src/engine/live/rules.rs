@@ -1,0 +1,152 @@
+//! A version of a game as live rules: each rule of P+ planned, placed on its level, put in
+//! the token space, and given a key that says when two versions hold the same rule.
+
+use super::space::Mapping;
+use super::LEVELS;
+use crate::analysis::Dependencies;
+use crate::engine::pattern::pattern;
+use crate::engine::plan::{Part, Plan, RulePlan, Step};
+use crate::engine::stats::Stats;
+use crate::engine::EngineError;
+use crate::program::encoding::Encoding;
+use crate::program::{Literal, Program};
+use std::fmt::Write;
+
+/// One rule of a version, ready to run live.
+pub struct Candidate {
+    /// Equal keys mean the same rule, evaluated the same way: level, head, body literals
+    /// (in the space, each with how it is evaluated) and the literals its instances keep.
+    pub key: String,
+    /// The plan, in the space.
+    pub plan: RulePlan,
+    /// Its level.
+    pub level: usize,
+    /// The program rule it comes from, if its instances are part of the ground program.
+    pub instances: Option<usize>,
+}
+
+/// The rules of P+ for `program` (exact relations first), planned with `stats`.
+pub fn candidates(
+    program: &Program,
+    encoding: &Encoding,
+    mapping: &Mapping,
+    stats: &Stats,
+) -> Result<Vec<Candidate>, EngineError> {
+    let deps = Dependencies::new(program);
+    let exact = deps.exact_relations(program);
+    let levels = levels(&deps, &exact).ok_or_else(|| {
+        EngineError::Unsupported(format!(
+            "a live session holds {} levels of negation among static relations; this game has more",
+            LEVELS - 1
+        ))
+    })?;
+    let mut out = Vec::new();
+    for part in [Part::Exact, Part::Rest] {
+        let plan = Plan::new(program, encoding, part, stats);
+        for rule in plan.rules {
+            let level = levels[rule.head_rel as usize];
+            let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
+            let plan = translate(&rule, mapping);
+            let mut key = format!("{level}|{}|{}|", plan.recursive, plan.head_rel);
+            let _ = write!(key, "{:?}|{}|", plan.head, plan.vars);
+            let mut literals: Vec<String> = plan.steps.iter().map(describe).collect();
+            if let Some(source) = instances {
+                for literal in &program.rules[source].body {
+                    if let Literal::Pos(a) | Literal::Neg(a) = literal {
+                        if !exact[a.rel as usize] {
+                            let negated = matches!(literal, Literal::Neg(_));
+                            let p = mapping.pattern(&pattern(program, encoding, &a.args));
+                            let rel = mapping.relation(a.rel);
+                            literals.push(format!("kept {negated} {rel} {p:?}"));
+                        }
+                    }
+                }
+            }
+            literals.sort_unstable();
+            key.push_str(&literals.join("|"));
+            out.push(Candidate {
+                key,
+                plan,
+                level,
+                instances,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Each relation's level: exact relations one above the highest they negate and at least
+/// as high as those they use; every other relation on the top level. `None` if the exact
+/// relations need more levels than a live dataflow has.
+fn levels(deps: &Dependencies, exact: &[bool]) -> Option<Vec<usize>> {
+    let top = LEVELS - 1;
+    let mut level: Vec<usize> = exact.iter().map(|&e| if e { 0 } else { top }).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for r in (0..exact.len()).filter(|&r| exact[r]) {
+            for &u in &deps.uses[r] {
+                let need = level[u as usize] + deps.negative[r].contains(&u) as usize;
+                if need > level[r] {
+                    if need >= top {
+                        return None;
+                    }
+                    level[r] = need;
+                    changed = true;
+                }
+            }
+        }
+    }
+    Some(level)
+}
+
+/// `plan` with its relations and tokens in the space.
+fn translate(plan: &RulePlan, m: &Mapping) -> RulePlan {
+    let steps = plan
+        .steps
+        .iter()
+        .map(|step| match step {
+            Step::Join {
+                rel,
+                pattern,
+                key,
+                new,
+            } => Step::Join {
+                rel: m.relation(*rel),
+                pattern: m.pattern(pattern),
+                key: key.clone(),
+                new: new.clone(),
+            },
+            Step::Filter { op, args, negated } => Step::Filter {
+                op: *op,
+                args: args.iter().map(|a| m.pattern(a)).collect(),
+                negated: *negated,
+            },
+            Step::Compute { op, args, out } => Step::Compute {
+                op: *op,
+                args: args.iter().map(|a| m.pattern(a)).collect(),
+                out: *out,
+            },
+            Step::Antijoin { rel, pattern } => Step::Antijoin {
+                rel: m.relation(*rel),
+                pattern: m.pattern(pattern),
+            },
+        })
+        .collect();
+    RulePlan {
+        head_rel: m.relation(plan.head_rel),
+        head: m.pattern(&plan.head),
+        steps,
+        ..plan.clone()
+    }
+}
+
+/// A step's literal, whatever its place in the order: what makes two rules the same.
+fn describe(step: &Step) -> String {
+    match step {
+        Step::Join { rel, pattern, .. } => format!("pos {rel} {pattern:?}"),
+        Step::Filter { op, args, negated } => format!("builtin {op:?} {negated} {args:?}"),
+        Step::Compute { op, args, .. } => format!("builtin {op:?} false {args:?}"),
+        Step::Antijoin { rel, pattern } => format!("neg {rel} {pattern:?}"),
+    }
+}

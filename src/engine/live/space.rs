@@ -1,0 +1,129 @@
+//! The live engine's token space: functor tokens and relation ids that stay the same across
+//! versions of a game.
+//!
+//! Every version of an edited game is loaded afresh, with its own interner and
+//! [`Encoding`]; the dataflow's rows must not change meaning between versions. A functor is
+//! identified by its name and arity, a relation by its name and arity; integers keep their
+//! tokens. A [`Mapping`] translates one version's ids into the space and back.
+
+use crate::engine::pattern::{Item, Pattern, Row};
+use crate::program::encoding::{int_value, Encoding, Token};
+use crate::program::{Program, RelId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Stable ids for every functor and relation seen so far.
+#[derive(Clone, Debug, Default)]
+pub struct Space {
+    tokens: HashMap<(Box<str>, u32), Token>,
+    arities: Vec<u32>,
+    relations: HashMap<(Box<str>, usize), RelId>,
+}
+
+/// One version's ids translated to the space, and back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mapping {
+    /// Space token of each of the version's functor tokens.
+    tokens: Vec<Token>,
+    /// The version's token of each space token (`Token::MAX`: not in this version).
+    back: Vec<Token>,
+    /// Space id of each of the version's relations.
+    relations: Vec<RelId>,
+    /// The version's relation of each space relation (`RelId::MAX`: none).
+    relations_back: Vec<RelId>,
+}
+
+impl Space {
+    /// Maps the ids of `program` (encoded by `encoding`) into the space, adding new ones.
+    pub fn map(&mut self, program: &Program, encoding: &Encoding) -> Mapping {
+        let functors = encoding.arities();
+        let mut tokens = Vec::with_capacity(functors.len());
+        for (t, &arity) in functors.iter().enumerate() {
+            let mut name = String::new();
+            encoding.name(t as Token, &mut name);
+            let next = self.arities.len() as Token;
+            let id = *self.tokens.entry((name.into(), arity)).or_insert(next);
+            if id == next {
+                self.arities.push(arity);
+            }
+            tokens.push(id);
+        }
+        let mut back = vec![Token::MAX; self.arities.len()];
+        for (t, &id) in tokens.iter().enumerate() {
+            back[id as usize] = t as Token;
+        }
+        let mut relations = Vec::with_capacity(program.relations.len());
+        for (r, relation) in program.relations.iter().enumerate() {
+            let name = program.relation_name(r as RelId);
+            let next = self.relations.len() as RelId;
+            let key = (name.into(), relation.arity);
+            relations.push(*self.relations.entry(key).or_insert(next));
+        }
+        let mut relations_back = vec![RelId::MAX; self.relations.len()];
+        for (r, &id) in relations.iter().enumerate() {
+            relations_back[id as usize] = r as RelId;
+        }
+        Mapping {
+            tokens,
+            back,
+            relations,
+            relations_back,
+        }
+    }
+
+    /// The arities of the space's functor tokens.
+    pub fn arities(&self) -> Arc<Vec<u32>> {
+        Arc::new(self.arities.clone())
+    }
+}
+
+impl Mapping {
+    /// The space token of the version's `token`.
+    fn token(&self, token: Token) -> Token {
+        match int_value(token) {
+            Some(_) => token,
+            None => self
+                .tokens
+                .get(token as usize)
+                .copied()
+                .unwrap_or(Token::MAX),
+        }
+    }
+
+    /// The version's `pattern` in space tokens.
+    pub fn pattern(&self, pattern: &[Item]) -> Pattern {
+        pattern
+            .iter()
+            .map(|item| match *item {
+                Item::Tok(t) => Item::Tok(self.token(t)),
+                v => v,
+            })
+            .collect()
+    }
+
+    /// The space id of the version's relation `rel`.
+    pub fn relation(&self, rel: RelId) -> RelId {
+        self.relations[rel as usize]
+    }
+
+    /// The version's relation of space relation `rel`, if it has it.
+    pub fn relation_back(&self, rel: RelId) -> Option<RelId> {
+        let r = *self.relations_back.get(rel as usize)?;
+        (r != RelId::MAX).then_some(r)
+    }
+
+    /// `row` (space tokens) in the version's tokens; `None` if it uses a functor the version
+    /// does not have.
+    pub fn row_back(&self, row: &[Token]) -> Option<Row> {
+        row.iter()
+            .map(|&t| match int_value(t) {
+                Some(_) => Some(t),
+                None => self
+                    .back
+                    .get(t as usize)
+                    .copied()
+                    .filter(|&b| b != Token::MAX),
+            })
+            .collect()
+    }
+}

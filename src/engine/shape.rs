@@ -1,0 +1,39 @@
+//! Literal shapes: a literal with its variables renumbered canonically, the unit of sharing
+//! for arrangements (every literal of one shape and key reads the same index).
+
+use super::pattern::{variables, Item, Pattern};
+use crate::program::{RelId, VarId};
+
+/// A literal's shape with variables renumbered by first occurrence: literals of one shape
+/// (and one key) share an arrangement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// The relation.
+    pub rel: RelId,
+    /// The literal's arguments, variables numbered by first occurrence.
+    pub pattern: Pattern,
+    /// The bound variables, in key order.
+    pub key: Vec<VarId>,
+    /// The variables the literal binds, in binding order.
+    pub new: Vec<VarId>,
+}
+
+impl Shape {
+    /// The shape of literal `rel(pattern)` joined on `key`, binding `new`.
+    pub fn new(rel: RelId, pattern: &[Item], key: &[VarId], new: &[VarId]) -> Shape {
+        let order = variables(pattern);
+        let canon = |v: &VarId| order.iter().position(|w| w == v).unwrap_or(0) as VarId;
+        Shape {
+            rel,
+            pattern: pattern
+                .iter()
+                .map(|i| match i {
+                    Item::Var(v) => Item::Var(canon(v)),
+                    t => *t,
+                })
+                .collect(),
+            key: key.iter().map(canon).collect(),
+            new: new.iter().map(canon).collect(),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Grounding held live: a session grounds a game once, then re-grounds each new version of
+//! it by feeding the rule differences into the running dataflow (see
+//! [`crate::engine::live`]).
+
+use super::{GroundError, Grounded};
+use crate::engine::live::{Edit, LiveGame};
+use crate::engine::Options;
+use crate::ground::GroundProgram;
+use crate::program::encoding::Encoding;
+use crate::program::operations::lower_operations;
+use crate::program::{Model, Program};
+
+/// A game grounded in a live dataflow.
+pub struct Session {
+    game: LiveGame,
+    workers: usize,
+    /// The ground game of the current version.
+    grounded: Grounded,
+}
+
+impl Session {
+    /// Grounds `program` live over S* (GDL.md §2), returning the session and the ground
+    /// game (the same as [`super::ground`] gives).
+    pub fn start(program: &Program, options: &Options) -> Result<Session, GroundError> {
+        let (lowered, encoding) = prepare(program);
+        let grounding = lowered.as_ref().unwrap_or(program);
+        let (game, _) =
+            LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
+        let lowered = lowered.clone();
+        let grounded = ground_of(&game, options.workers, grounding, encoding, lowered);
+        Ok(Session {
+            game,
+            workers: options.workers,
+            grounded,
+        })
+    }
+
+    /// The ground game of the current version.
+    pub fn grounded(&self) -> &Grounded {
+        &self.grounded
+    }
+
+    /// Re-grounds for `program`, a new version of the game: only the rules that differ are
+    /// changed in the dataflow. Returns the ground game (the same as a full grounding of
+    /// `program` gives) and what the edit changed. After an error the session is unusable.
+    pub fn apply(&mut self, program: &Program) -> Result<(&Grounded, Edit), GroundError> {
+        let (lowered, encoding) = prepare(program);
+        let grounding = lowered.as_ref().unwrap_or(program);
+        let edit = self
+            .game
+            .update(grounding, &encoding)
+            .map_err(GroundError::Engine)?;
+        if !edit.unchanged {
+            self.grounded = ground_of(
+                &self.game,
+                self.workers,
+                grounding,
+                encoding,
+                lowered.clone(),
+            );
+        }
+        Ok((&self.grounded, edit))
+    }
+}
+
+/// The ground game of `game`'s current version, `program` (encoded by `encoding`).
+fn ground_of(
+    game: &LiveGame,
+    workers: usize,
+    program: &Program,
+    encoding: Encoding,
+    lowered: Option<Program>,
+) -> Grounded {
+    let instantiation = game.instantiation(program, &encoding);
+    let ground = GroundProgram::new(&instantiation, workers);
+    Grounded {
+        encoding,
+        instantiation,
+        ground,
+        reduction: None,
+        lowered,
+    }
+}
+
+/// The program grounded (operations lowered to rules) and its encoding.
+fn prepare(program: &Program) -> (Option<Program>, Encoding) {
+    let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
+    let encoding = Encoding::new(lowered.as_ref().unwrap_or(program));
+    (lowered, encoding)
+}

@@ -1,0 +1,385 @@
+//! Rule edits re-grounded live ([`gdlground::Session`]): after every edit the session's
+//! ground game equals a from-scratch grounding of the edited game, byte for byte.
+//!
+//! The edits are random (seeded): remove a statement, add a removed one back, change a
+//! constant in a statement, add a new statement (a copy of one with a constant changed), on
+//! KIF and Stanford `.hrf` games of ../shared/games. Without the corpus the corpus test skips
+//! with a message on stderr (and fails when `CI=true`).
+
+mod support;
+
+use gdlground::engine::Options;
+use gdlground::load::{load, source_from_bytes};
+use gdlground::program::Program;
+use gdlground::syntax::edits::{apply, Edit};
+use gdlground::syntax::{parse, SourceFile, Syntax};
+use gdlground::write::ground::{text, AtomText};
+use gdlground::write::Notation;
+use gdlground::{ground, GroundError, Grounded, Session};
+
+/// The games edited, with their syntax: small enough to ground from scratch after each edit.
+const GAMES: &[(&str, Syntax)] = &[
+    ("base/ticTacToe.kif", Syntax::Kif),
+    ("base/connectFour.kif", Syntax::Kif),
+    ("base/buttons.kif", Syntax::Kif),
+    ("base/hanoi.kif", Syntax::Kif),
+    ("base/blocks.kif", Syntax::Kif),
+    ("base/nim1.kif", Syntax::Kif),
+    ("base/knightsTour.kif", Syntax::Kif),
+    ("base/eightPuzzle.kif", Syntax::Kif),
+    ("stanford_gamemaster/tictactoe.hrf", Syntax::Hrf),
+    ("stanford_gamemaster/connectfour.hrf", Syntax::Hrf),
+    ("stanford_gamemaster/buttonsandlights.hrf", Syntax::Hrf),
+    ("stanford_gamemaster/hunter.hrf", Syntax::Hrf),
+    ("stanford_gamemaster/knightthroughsmall.hrf", Syntax::Hrf),
+    ("stanford_gamemaster/lightboard.hrf", Syntax::Hrf),
+];
+
+/// Edits applied per game (invalid edited games are not counted).
+const EDITS_PER_GAME: usize = 15;
+
+/// The ground game as text (infix, which every model can be written in).
+fn written(grounded: &Grounded, program: &Program) -> String {
+    let program = grounded.program(program);
+    text(
+        &grounded.ground,
+        &AtomText::new(program, &grounded.encoding, Notation::Infix),
+    )
+}
+
+/// The program of `text`, or `None` if it is not a valid game.
+fn program(text: &str, syntax: Syntax) -> Option<Program> {
+    let source = source_from_bytes("game".into(), text.as_bytes().to_vec()).ok()?;
+    load(source, syntax).ok().map(|g| g.program)
+}
+
+/// Limits that keep a bad edit (one that makes a game explode) short, on `workers` workers.
+fn options(workers: usize) -> Options {
+    Options {
+        workers,
+        max_atoms: 2_000_000,
+        max_memory: Some(4 << 30),
+        ..Options::default()
+    }
+}
+
+/// A small deterministic random generator (xorshift).
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// The statements of `text`, as written.
+fn statements(text: &str, syntax: Syntax) -> Vec<String> {
+    let file = SourceFile::new("game", text);
+    parse(&file, syntax)
+        .statements
+        .iter()
+        .map(|s| file.slice(s.span()).to_string())
+        .collect()
+}
+
+/// The constants of a statement: words that are not variables nor GDL keywords, with
+/// their byte ranges.
+fn constants(statement: &str, syntax: Syntax) -> Vec<(usize, usize)> {
+    const KEYWORDS: &[&str] = &[
+        "role",
+        "init",
+        "true",
+        "next",
+        "legal",
+        "does",
+        "goal",
+        "terminal",
+        "distinct",
+        "not",
+        "or",
+        "and",
+        "base",
+        "input",
+        "action",
+        "plus",
+        "minus",
+        "times",
+        "leq",
+        "less",
+        "same",
+        "add",
+        "countofall",
+    ];
+    let bytes = statement.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !word(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && word(bytes[i]) {
+            i += 1;
+        }
+        let text = &statement[start..i];
+        let variable = match syntax {
+            Syntax::Kif => start > 0 && bytes[start - 1] == b'?',
+            _ => text.starts_with(|c: char| c.is_ascii_uppercase() || c == '_'),
+        };
+        if !variable && !KEYWORDS.contains(&text.to_ascii_lowercase().as_str()) {
+            out.push((start, i));
+        }
+    }
+    out
+}
+
+/// A random edit of `text`; `removed` holds statements removed earlier (to add back).
+fn random_edit(text: &str, syntax: Syntax, removed: &mut Vec<String>, random: &mut Random) -> Edit {
+    let all = statements(text, syntax);
+    let pool: Vec<String> = all
+        .iter()
+        .flat_map(|s| {
+            constants(s, syntax)
+                .into_iter()
+                .map(move |(a, b)| s[a..b].to_string())
+        })
+        .collect();
+    let pick = all[random.below(all.len())].clone();
+    let changed = |random: &mut Random| {
+        let spots = constants(&pick, syntax);
+        if spots.is_empty() || pool.is_empty() {
+            return pick.clone();
+        }
+        let (a, b) = spots[random.below(spots.len())];
+        format!(
+            "{}{}{}",
+            &pick[..a],
+            pool[random.below(pool.len())],
+            &pick[b..]
+        )
+    };
+    let mut edit = Edit {
+        label: String::new(),
+        remove: Vec::new(),
+        add: Vec::new(),
+    };
+    match random.below(4) {
+        0 => {
+            edit.remove.push((0, pick.clone()));
+            removed.push(pick);
+        }
+        1 if !removed.is_empty() => {
+            let back = removed.swap_remove(random.below(removed.len()));
+            edit.add.push(back);
+        }
+        2 => {
+            edit.add.push(changed(random));
+            edit.remove.push((0, pick));
+        }
+        _ => edit.add.push(changed(random)),
+    }
+    edit
+}
+
+#[test]
+fn random_edits_reground_like_a_full_grounding() {
+    let Some(corpus) = support::corpus() else {
+        return;
+    };
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let (mut applied, mut invalid, mut failing) = (0, 0, 0);
+    for (i, &(name, syntax)) in GAMES.iter().enumerate() {
+        // Every other game on two workers.
+        let workers = 1 + i % 2;
+        let path = corpus.join(name);
+        let mut text = std::fs::read_to_string(&path).expect("a corpus game");
+        let first = program(&text, syntax).expect("a valid game");
+        let mut session = Session::start(&first, &options(workers)).expect("grounds");
+        let full = ground(&first, &options(workers)).expect("grounds");
+        assert_eq!(
+            written(session.grounded(), &first),
+            written(&full, &first),
+            "{name}"
+        );
+        let mut removed = Vec::new();
+        let mut done = 0;
+        while done < EDITS_PER_GAME {
+            let edit = random_edit(&text, syntax, &mut removed, &mut random);
+            let edited = apply(&text, syntax, &edit, "random").expect("the statement exists");
+            let Some(next) = program(&edited, syntax) else {
+                invalid += 1;
+                continue;
+            };
+            let full = ground(&next, &options(workers));
+            let live = session.apply(&next);
+            match (full, live) {
+                (Ok(full), Ok((live, _))) => {
+                    let (a, b) = (written(live, &next), written(&full, &next));
+                    assert!(a == b, "{name} after {edit:?}:\nlive:\n{a}\nfull:\n{b}");
+                    text = edited;
+                }
+                (Err(GroundError::Engine(a)), Err(GroundError::Engine(b))) => {
+                    // Both stop (the edit made the game explode): back to the last version.
+                    assert_eq!(
+                        std::mem::discriminant(&a),
+                        std::mem::discriminant(&b),
+                        "{name}: {a:?} / {b:?}"
+                    );
+                    failing += 1;
+                    let last = program(&text, syntax).expect("the last version");
+                    session = Session::start(&last, &options(workers)).expect("grounds");
+                }
+                (full, live) => panic!(
+                    "{name} after {edit:?}: full {:?}, live {:?}",
+                    full.err(),
+                    live.err()
+                ),
+            }
+            done += 1;
+            applied += 1;
+        }
+    }
+    eprintln!(
+        "{applied} edits on {} games re-grounded like full groundings ({failing} made both stop; {invalid} invalid edited games skipped)",
+        GAMES.len()
+    );
+    assert!(applied >= 200);
+}
+
+/// The project's own example game.
+const TICTACTOE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tictactoe.kif");
+
+/// A scratch directory of its own for one test.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gdlground-edits-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The ground game `gdlground ground` writes for `game`.
+fn ground_cli(game: &std::path::Path) -> String {
+    let out = support::gdlground(&["ground", game.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn an_edit_script_rewrites_the_output_after_each_edit() {
+    let dir = scratch("script");
+    let script = dir.join("edits.txt");
+    std::fs::write(
+        &script,
+        "# goal 50 becomes 40, then a pass move comes\n= goal\n- (<= (goal xplayer 50) (not (line x)) (not (line o))\n    (not open))\n+ (<= (goal xplayer 40) (not (line x)) (not (line o)) (not open))\n= pass\n+ (<= (legal ?p pass) (role ?p))\n",
+    )
+    .unwrap();
+    let out = dir.join("out.kif");
+    let run = support::gdlground(&[
+        "ground",
+        TICTACTOE,
+        "--edits",
+        script.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("goal: rules +1/-1 · ground +1/-1 lines"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pass: rules +1/-0"), "{stderr}");
+    // The same game edited by hand, grounded from scratch.
+    let edited = std::fs::read_to_string(TICTACTOE)
+        .unwrap()
+        .replace("(goal xplayer 50)", "(goal xplayer 40)")
+        + "(<= (legal ?p pass) (role ?p))\n";
+    let by_hand = dir.join("edited.kif");
+    std::fs::write(&by_hand, edited).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&by_hand));
+    // A statement the game does not have: located error, exit 1.
+    std::fs::write(&script, "= again\n- (<= (goal xplayer 77) (line x))\n").unwrap();
+    let run = support::gdlground(&["ground", TICTACTOE, "--edits", script.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("edits.txt:2:3: error: again: the game has no statement"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
+    use std::io::BufRead;
+    let dir = scratch("watch");
+    let game = dir.join("game.kif");
+    let out = dir.join("game.ground.kif");
+    let original = std::fs::read_to_string(TICTACTOE).unwrap();
+    std::fs::write(&game, &original).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gdlground"))
+        .args([
+            "watch",
+            game.to_str().unwrap(),
+            "--interval",
+            "20",
+            "--saves",
+            "3",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (send, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = send.send(line);
+        }
+    });
+    let wait_for = |needle: &str| -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut seen = String::new();
+        while let Ok(line) = lines.recv_timeout(deadline - std::time::Instant::now()) {
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.contains(needle) {
+                return seen;
+            }
+        }
+        panic!("no `{needle}` from watch; it said:\n{seen}");
+    };
+    wait_for("watching");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+    // A save: one line, and the output follows.
+    let edited = original.replace("(goal xplayer 50)", "(goal xplayer 40)");
+    std::fs::write(&game, &edited).unwrap();
+    let said = wait_for("save 1:");
+    assert!(said.contains("rules +1/-1"), "{said}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+    let good = std::fs::read_to_string(&out).unwrap();
+    // A broken save: the error with its location; the last good output stays.
+    std::fs::write(
+        &game,
+        edited.replace("(<= terminal (line x))", "(<= terminal (line ?x)"),
+    )
+    .unwrap();
+    let said = wait_for("keeps the last good ground game");
+    assert!(said.contains("game.kif:"), "{said}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), good);
+    // Fixed: the output comes back, for the fixed game.
+    let fixed = edited.replace("(<= terminal (line x))", "(<= terminal (line o) (line x))");
+    std::fs::write(&game, &fixed).unwrap();
+    wait_for("save 3:");
+    assert!(child.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+}
