@@ -20,6 +20,7 @@ pub mod syntax;
 pub mod write;
 
 pub use grounding::{
-    ground, ground_with, GroundError, Grounded, LoopOptions, LoopReport, Session, Superset,
+    ground, ground_with, GroundDelta, GroundError, Grounded, LoopOptions, LoopReport, Session,
+    Superset, Update,
 };
 pub use load::{read_game, Game, LoadError};

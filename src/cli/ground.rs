@@ -34,6 +34,10 @@ pub struct Args {
     /// after each and printing one line per edit (format: docs/edits.md).
     #[arg(long, value_name = "EDITS_FILE", conflicts_with = "superset")]
     pub(super) edits: Option<PathBuf>,
+    /// With --edits: after each edit's line, print the ground facts and rules it removed
+    /// (`- `) and added (`+ `).
+    #[arg(long, requires = "edits")]
+    pub(super) diff: bool,
 }
 
 /// Engine flags shared by the commands that ground.
@@ -272,6 +276,11 @@ impl Rendering {
             }
         }
         Ok(Rendering { format, notation })
+    }
+
+    /// The notation atoms are written in.
+    pub fn notation(&self) -> Notation {
+        self.notation
     }
 
     /// Writes `grounded`, a grounding of `original` (the game the rendering was made for, or

@@ -9,8 +9,8 @@ use gdlground::load::{load, source_from_bytes};
 use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, parse_script};
 use gdlground::syntax::{SourceFile, Syntax};
+use gdlground::write::ground::{lines, AtomText};
 use gdlground::{Game, GroundError, Grounded, Session};
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -19,8 +19,10 @@ pub struct LiveRun {
     session: Session,
     rendering: Rendering,
     output: PathBuf,
-    /// Hashes of the lines of the output last written, sorted.
-    lines: Vec<u64>,
+    /// Whether to print the ground rules and facts each version adds and removes.
+    diff: bool,
+    /// The version grounded last (its program names the removed items of a diff).
+    last: Option<Game>,
 }
 
 impl LiveRun {
@@ -30,29 +32,25 @@ impl LiveRun {
         format: Option<FormatArg>,
         options: &Options,
         output: &Path,
+        diff: bool,
     ) -> Result<LiveRun, i32> {
         let start = Instant::now();
         let session =
             Session::start(&game.program, options).map_err(|e| report(game, &game.program, &e))?;
         let rendering = Rendering::new(format, game, session.grounded())?;
-        let mut run = LiveRun {
+        let run = LiveRun {
             session,
             rendering,
             output: output.to_path_buf(),
-            lines: Vec::new(),
+            diff,
+            last: Some(game.clone()),
         };
         let grounded = run.session.grounded();
-        let (added, _) = write(
-            &run.rendering,
-            &run.output,
-            &mut run.lines,
-            grounded,
-            &game.program,
-        )?;
+        write(&run.rendering, &run.output, grounded, &game.program)?;
         let counts = grounded.ground.counts(grounded.program(&game.program));
         let ms = start.elapsed().as_millis();
         eprintln!(
-            "{}: grounded live, {added} lines written: {}",
+            "{}: grounded live: {}",
             game.source.name,
             gdlground::write::ground::stats_line(&counts, ms)
         );
@@ -63,75 +61,74 @@ impl LiveRun {
     /// returns the line that says what changed; `label` names the version.
     pub fn update(&mut self, game: &Game, label: &str) -> Result<String, i32> {
         let start = Instant::now();
-        let (grounded, edit) = self
+        let update = self
             .session
             .apply(&game.program)
             .map_err(|e| report(game, &game.program, &e))?;
-        let (added, removed) = match edit.unchanged {
-            true => (0, 0),
-            false => write(
+        let (edit, delta) = (update.edit, &update.delta);
+        if !edit.unchanged {
+            write(
                 &self.rendering,
                 &self.output,
-                &mut self.lines,
-                grounded,
+                update.grounded,
                 &game.program,
-            )?,
-        };
-        Ok(format!(
-            "{label}: rules +{}/-{} · ground +{added}/-{removed} lines · atoms +{}/-{} · {} ms (dataflow {} ms)",
+            )?;
+        }
+        let mut line = format!(
+            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {} ms (dataflow {} ms)",
             edit.rules_added,
             edit.rules_removed,
-            edit.atoms_added,
-            edit.atoms_removed,
+            delta.rules_added.len(),
+            delta.rules_removed.len(),
+            delta.facts_added.len(),
+            delta.facts_removed.len(),
+            delta.atoms_added.len(),
+            delta.atoms_removed.len(),
             start.elapsed().as_millis(),
             edit.elapsed.as_millis()
-        ))
+        );
+        if let (true, Some(previous), Some(last)) = (self.diff, &update.previous, &self.last) {
+            let notation = self.rendering.notation();
+            let before = AtomText::new(
+                previous.program(&last.program),
+                &previous.encoding,
+                notation,
+            );
+            let removed = lines(
+                &previous.ground,
+                &before,
+                &delta.facts_removed,
+                &delta.rules_removed,
+            );
+            let now = update.grounded;
+            let after = AtomText::new(now.program(&game.program), &now.encoding, notation);
+            let added = lines(&now.ground, &after, &delta.facts_added, &delta.rules_added);
+            for l in removed {
+                line.push_str("\n- ");
+                line.push_str(&l);
+            }
+            for l in added {
+                line.push_str("\n+ ");
+                line.push_str(&l);
+            }
+        }
+        self.last = Some(game.clone());
+        Ok(line)
     }
 }
 
-/// Writes `grounded` to `path` (atomically) as `rendering` says; returns how many lines
-/// came and went since `lines`, the hashes of the lines written last (sorted), which it
-/// updates.
+/// Writes `grounded` to `path` (atomically) as `rendering` says.
 fn write(
     rendering: &Rendering,
     path: &Path,
-    lines: &mut Vec<u64>,
     grounded: &Grounded,
     program: &Program,
-) -> Result<(usize, usize), i32> {
-    let mut bytes = Vec::new();
-    if let Err(e) = rendering.write(grounded, program, &mut bytes) {
-        eprintln!("error: cannot render the ground game: {e}");
-        return Err(EXIT_USAGE);
-    }
-    let hasher = gdlground::hash::FastBuild::default();
-    let mut now: Vec<u64> = bytes
-        .split(|&b| b == b'\n')
-        .map(|l| hasher.hash_one(l))
-        .collect();
-    now.sort_unstable();
-    let (added, removed) = difference(&now, lines);
-    if let Err(e) = output::write_bytes(path, &bytes) {
+) -> Result<(), i32> {
+    let written = output::write_with(path, |out| rendering.write(grounded, program, out));
+    written.map_err(|e| {
         eprintln!("error: cannot write {}: {e}", path.display());
-        return Err(EXIT_USAGE);
-    }
-    *lines = now;
-    Ok((added, removed))
-}
-
-/// How many elements of sorted `now` are not in sorted `before`, and the other way round
-/// (multisets).
-fn difference(now: &[u64], before: &[u64]) -> (usize, usize) {
-    let (mut i, mut j, mut added, mut removed) = (0, 0, 0, 0);
-    while i < now.len() || j < before.len() {
-        match (now.get(i), before.get(j)) {
-            (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-            (Some(a), Some(b)) if a < b => (i, added) = (i + 1, added + 1),
-            (Some(_), None) => (i, added) = (i + 1, added + 1),
-            _ => (j, removed) = (j + 1, removed + 1),
-        }
-    }
-    (added, removed)
+        EXIT_USAGE
+    })
 }
 
 /// Prints a grounding error; the exit code.
@@ -182,7 +179,7 @@ pub fn script(args: &super::ground::Args, path: &Path) -> i32 {
         Err(code) => return code,
     };
     let options = args.engine.options(Instant::now());
-    let mut run = match LiveRun::start(&game, args.format, &options, &args.output) {
+    let mut run = match LiveRun::start(&game, args.format, &options, &args.output, args.diff) {
         Ok(run) => run,
         Err(code) => return code,
     };

@@ -27,6 +27,10 @@ pub struct Args {
     /// How often to look at the file, in milliseconds.
     #[arg(long, default_value_t = 200, value_name = "MS")]
     interval: u64,
+    /// After each save's line, print the ground facts and rules it removed (`- `) and added
+    /// (`+ `).
+    #[arg(long)]
+    diff: bool,
     /// Stop after this many saves (for scripts and tests) [default: never].
     #[arg(long, value_name = "N")]
     saves: Option<usize>,
@@ -43,7 +47,7 @@ pub fn run(args: &Args) -> i32 {
         Err(code) => return code,
     };
     let options = args.engine.options(Instant::now());
-    let mut run = match LiveRun::start(&game, args.format, &options, &output) {
+    let mut run = match LiveRun::start(&game, args.format, &options, &output, args.diff) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -82,7 +86,7 @@ pub fn run(args: &Args) -> i32 {
         };
         let label = format!("save {saves}");
         let result = if broken {
-            LiveRun::start(&version, args.format, &options, &output).map(|fresh| {
+            LiveRun::start(&version, args.format, &options, &output, args.diff).map(|fresh| {
                 run = fresh;
                 format!("{label}: grounded afresh")
             })

@@ -1,10 +1,12 @@
 //! The grounding pipeline after loading: program → encoding → (analysis) → engine → ground
 //! program.
 
+mod delta;
 mod domain_loop;
 mod session;
 
-pub use session::Session;
+pub use delta::GroundDelta;
+pub use session::{Session, Update};
 
 pub use domain_loop::{LoopOptions, LoopReport};
 

@@ -2,6 +2,7 @@
 //! it by feeding the rule differences into the running dataflow (see
 //! [`crate::engine::live`]).
 
+use super::delta::{GroundDelta, Keys};
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
 use crate::engine::Options;
@@ -16,6 +17,21 @@ pub struct Session {
     workers: usize,
     /// The ground game of the current version.
     grounded: Grounded,
+    /// Its keys, to compare the next version's with.
+    keys: Keys,
+}
+
+/// What re-grounding a new version gives.
+pub struct Update<'a> {
+    /// The new version's ground game (the same as a full grounding gives).
+    pub grounded: &'a Grounded,
+    /// The previous version's ground game, which the delta's removed items index; `None`
+    /// when the edit changed nothing in it.
+    pub previous: Option<Grounded>,
+    /// What the edit changed in the live dataflow.
+    pub edit: Edit,
+    /// What it changed in the ground game.
+    pub delta: GroundDelta,
 }
 
 impl Session {
@@ -28,10 +44,12 @@ impl Session {
             LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
         let lowered = lowered.clone();
         let grounded = ground_of(&game, options.workers, grounding, encoding, lowered);
+        let keys = keys(&game, &grounded);
         Ok(Session {
             game,
             workers: options.workers,
             grounded,
+            keys,
         })
     }
 
@@ -42,25 +60,51 @@ impl Session {
 
     /// Re-grounds for `program`, a new version of the game: only the rules that differ are
     /// changed in the dataflow. Returns the ground game (the same as a full grounding of
-    /// `program` gives) and what the edit changed. After an error the session is unusable.
-    pub fn apply(&mut self, program: &Program) -> Result<(&Grounded, Edit), GroundError> {
+    /// `program` gives), the previous one, and what the edit changed in the dataflow and in
+    /// the ground game. After an error the session is unusable.
+    pub fn apply(&mut self, program: &Program) -> Result<Update<'_>, GroundError> {
         let (lowered, encoding) = prepare(program);
         let grounding = lowered.as_ref().unwrap_or(program);
         let edit = self
             .game
             .update(grounding, &encoding)
             .map_err(GroundError::Engine)?;
-        if !edit.unchanged {
-            self.grounded = ground_of(
-                &self.game,
-                self.workers,
-                grounding,
-                encoding,
-                lowered.clone(),
-            );
+        if edit.unchanged {
+            return Ok(Update {
+                grounded: &self.grounded,
+                previous: None,
+                edit,
+                delta: GroundDelta::default(),
+            });
         }
-        Ok((&self.grounded, edit))
+        let grounded = ground_of(
+            &self.game,
+            self.workers,
+            grounding,
+            encoding,
+            lowered.clone(),
+        );
+        let keys = keys(&self.game, &grounded);
+        let delta = GroundDelta::new(&self.keys, &keys);
+        self.keys = keys;
+        let previous = std::mem::replace(&mut self.grounded, grounded);
+        Ok(Update {
+            grounded: &self.grounded,
+            previous: Some(previous),
+            edit,
+            delta,
+        })
     }
+}
+
+/// The keys of `grounded`, the ground game of `game`'s current version.
+fn keys(game: &LiveGame, grounded: &Grounded) -> Keys {
+    let atoms = &grounded.ground.atoms;
+    let atom_keys: Vec<u64> = atoms
+        .iter()
+        .map(|(r, row)| game.atom_key(*r, row))
+        .collect();
+    Keys::new(&grounded.ground, &atom_keys)
 }
 
 /// The ground game of `game`'s current version, `program` (encoded by `encoding`).

@@ -79,55 +79,90 @@ pub fn write_text(
     atoms: &AtomText<'_>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let operations = atoms.program.lowering.as_ref();
-    let mut names: Vec<String> = Vec::with_capacity(ground.atoms.len());
-    for (rel, args) in &ground.atoms {
-        let mut s = String::new();
-        atoms.atom(*rel, args, &mut s);
-        names.push(s);
-    }
+    let names = names(ground, atoms);
     let mut line = String::new();
     for &f in &ground.facts {
         out.write_all(names[f as usize].as_bytes())?;
         out.write_all(b"\n")?;
     }
-    let notation = atoms.notation;
     for rule in ground.rules.iter() {
         line.clear();
-        let head = &names[rule.head as usize];
-        let (rel, args) = &ground.atoms[rule.head as usize];
-        if let Some((lowered, kinds)) = operations.and_then(|l| Some((l, l.operation(*rel)?))) {
-            let body = rule
-                .body
-                .iter()
-                .filter(|&&(_, a)| ground.atoms[a as usize].0 != lowered.performed);
-            operation(&atoms.arguments(args), kinds, body, &names, &mut line);
-            out.write_all(line.as_bytes())?;
-            continue;
-        }
-        match notation {
-            Notation::Kif => {
-                let _ = write!(line, "(<= {head}");
-                for &(negated, a) in rule.body {
-                    line.push(' ');
-                    literal(notation, negated, &names[a as usize], &mut line);
-                }
-                line.push_str(")\n");
-            }
-            Notation::Infix => {
-                let _ = write!(line, "{head} :- ");
-                for (i, &(negated, a)) in rule.body.iter().enumerate() {
-                    if i > 0 {
-                        line.push_str(" & ");
-                    }
-                    literal(notation, negated, &names[a as usize], &mut line);
-                }
-                line.push('\n');
-            }
-        }
+        rule_line(ground, atoms, &names, rule, &mut line);
         out.write_all(line.as_bytes())?;
     }
     Ok(())
+}
+
+/// The lines [`text`] writes for the facts `facts` and the rules `rules` (indices into
+/// `ground.rules`), without the line ends.
+pub fn lines(
+    ground: &GroundProgram,
+    atoms: &AtomText<'_>,
+    facts: &[AtomId],
+    rules: &[usize],
+) -> Vec<String> {
+    let names = names(ground, atoms);
+    let mut out: Vec<String> = facts.iter().map(|&f| names[f as usize].clone()).collect();
+    for &r in rules {
+        let mut line = String::new();
+        rule_line(ground, atoms, &names, ground.rules.get(r), &mut line);
+        out.push(line.trim_end().to_string());
+    }
+    out
+}
+
+/// The text of every atom of `ground`, by id.
+fn names(ground: &GroundProgram, atoms: &AtomText<'_>) -> Vec<String> {
+    (ground.atoms.iter())
+        .map(|(rel, args)| {
+            let mut s = String::new();
+            atoms.atom(*rel, args, &mut s);
+            s
+        })
+        .collect()
+}
+
+/// Appends the line of `rule` (an operation's instance as a ground operation), `names` the
+/// text of its atoms.
+fn rule_line(
+    ground: &GroundProgram,
+    atoms: &AtomText<'_>,
+    names: &[String],
+    rule: crate::ground::Rule<'_>,
+    line: &mut String,
+) {
+    let operations = atoms.program.lowering.as_ref();
+    let head = &names[rule.head as usize];
+    let (rel, args) = &ground.atoms[rule.head as usize];
+    if let Some((lowered, kinds)) = operations.and_then(|l| Some((l, l.operation(*rel)?))) {
+        let body = rule
+            .body
+            .iter()
+            .filter(|&&(_, a)| ground.atoms[a as usize].0 != lowered.performed);
+        operation(&atoms.arguments(args), kinds, body, names, line);
+        return;
+    }
+    let notation = atoms.notation;
+    match notation {
+        Notation::Kif => {
+            let _ = write!(line, "(<= {head}");
+            for &(negated, a) in rule.body {
+                line.push(' ');
+                literal(notation, negated, &names[a as usize], line);
+            }
+            line.push_str(")\n");
+        }
+        Notation::Infix => {
+            let _ = write!(line, "{head} :- ");
+            for (i, &(negated, a)) in rule.body.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(" & ");
+                }
+                literal(notation, negated, &names[a as usize], line);
+            }
+            line.push('\n');
+        }
+    }
 }
 
 /// Appends the ground operation `action :: conditions ==> effects` (`action :: effects` when

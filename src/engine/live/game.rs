@@ -165,6 +165,11 @@ impl LiveGame {
         Ok(edit)
     }
 
+    /// [`Mapping::atom_key`] of the current version's atom `rel(row)`.
+    pub fn atom_key(&self, rel: RelId, row: &[crate::program::encoding::Token]) -> u64 {
+        self.mapping.atom_key(rel, row)
+    }
+
     /// The current version's instantiation, in the ids of `program` (the version last
     /// moved to) and `encoding`: the same as a full grounding of it computes.
     pub fn instantiation(&self, program: &Program, encoding: &Encoding) -> Instantiation {

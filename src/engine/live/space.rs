@@ -101,6 +101,16 @@ impl Mapping {
             .collect()
     }
 
+    /// A hash of the version's atom `rel(row)` that is the same in every version (its relation
+    /// and tokens in the space): what compares atoms across versions.
+    pub fn atom_key(&self, rel: RelId, row: &[Token]) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = crate::hash::FastBuild::default().build_hasher();
+        h.write_u32(self.relation(rel));
+        row.iter().for_each(|&t| h.write_u32(self.token(t)));
+        h.finish()
+    }
+
     /// The space id of the version's relation `rel`.
     pub fn relation(&self, rel: RelId) -> RelId {
         self.relations[rel as usize]
