@@ -69,9 +69,10 @@ enum Command {
     ///
     /// Grounds once, then watches GAME: on each save it computes which rules changed, feeds
     /// only those into the running dataflow, rewrites the output atomically and prints one
-    /// line: rules of P+ enabled/disabled, ground lines added/removed, atoms of S* added/removed,
-    /// milliseconds. A save with a syntax or check error prints the error with its location and
-    /// leaves the last good output in place; fixing the file brings the output back.
+    /// line: rules of P+ enabled/disabled, ground rules, facts and atoms of S* added/removed,
+    /// milliseconds (`--diff` also prints the ground rules and facts that changed). A save with
+    /// a syntax or check error prints the error with its location and leaves the last good
+    /// output in place; fixing the file brings the output back.
     ///
     /// Example: gdlground watch examples/tictactoe.kif -o /tmp/tictactoe.ground.kif
     Watch(watch::Args),
