@@ -188,18 +188,21 @@ pub fn load_and_ground(
             engine.report(&g);
             Ok((game, g))
         }
-        Err(e) => {
-            let encoding = gdlground::program::encoding::Encoding::new(&game.program);
-            eprint!(
-                "{}{}",
-                game.source.name.clone() + ": ",
-                e.render(&game.program, &encoding)
-            );
-            Err(match e {
-                GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
-                _ => EXIT_USAGE,
-            })
-        }
+        Err(e) => Err(report(&game, &e)),
+    }
+}
+
+/// Prints why grounding `game` failed; the exit code.
+pub fn report(game: &gdlground::Game, error: &GroundError) -> i32 {
+    let encoding = gdlground::program::encoding::Encoding::new(&game.program);
+    eprint!(
+        "{}: {}",
+        game.source.name,
+        error.render(&game.program, &encoding)
+    );
+    match error {
+        GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
+        _ => EXIT_USAGE,
     }
 }
 

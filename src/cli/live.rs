@@ -1,7 +1,7 @@
 //! Live re-grounding from the command line: the session behind `ground --edits` and
 //! `watch`, writing the output after every version and saying in one line what changed.
 
-use super::ground::{FormatArg, Rendering};
+use super::ground::{report, FormatArg, Rendering};
 use super::output;
 use super::{EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::Options;
@@ -10,7 +10,7 @@ use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, parse_script};
 use gdlground::syntax::{SourceFile, Syntax};
 use gdlground::write::ground::{lines, AtomText};
-use gdlground::{Game, GroundError, Grounded, Session};
+use gdlground::{Game, Grounded, Session};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -22,7 +22,7 @@ pub struct LiveRun {
     /// Whether to print the ground rules and facts each version adds and removes.
     diff: bool,
     /// The version grounded last (its program names the removed items of a diff).
-    last: Option<Game>,
+    last: Game,
 }
 
 impl LiveRun {
@@ -35,15 +35,14 @@ impl LiveRun {
         diff: bool,
     ) -> Result<LiveRun, i32> {
         let start = Instant::now();
-        let session =
-            Session::start(&game.program, options).map_err(|e| report(game, &game.program, &e))?;
+        let session = Session::start(&game.program, options).map_err(|e| report(game, &e))?;
         let rendering = Rendering::new(format, game, session.grounded())?;
         let run = LiveRun {
             session,
             rendering,
             output: output.to_path_buf(),
             diff,
-            last: Some(game.clone()),
+            last: game.clone(),
         };
         let grounded = run.session.grounded();
         write(&run.rendering, &run.output, grounded, &game.program)?;
@@ -64,7 +63,7 @@ impl LiveRun {
         let update = self
             .session
             .apply(&game.program)
-            .map_err(|e| report(game, &game.program, &e))?;
+            .map_err(|e| report(game, &e))?;
         let (edit, delta) = (update.edit, &update.delta);
         if !edit.unchanged {
             write(
@@ -87,21 +86,21 @@ impl LiveRun {
             start.elapsed().as_millis(),
             edit.elapsed.as_millis()
         );
-        if let (true, Some(previous), Some(last)) = (self.diff, &update.previous, &self.last) {
+        if let (true, Some(previous)) = (self.diff, &update.previous) {
             let notation = self.rendering.notation();
             let before = AtomText::new(
-                previous.program(&last.program),
+                previous.program(&self.last.program),
                 &previous.encoding,
                 notation,
             );
+            let now = update.grounded;
+            let after = AtomText::new(now.program(&game.program), &now.encoding, notation);
             let removed = lines(
                 &previous.ground,
                 &before,
                 &delta.facts_removed,
                 &delta.rules_removed,
             );
-            let now = update.grounded;
-            let after = AtomText::new(now.program(&game.program), &now.encoding, notation);
             let added = lines(&now.ground, &after, &delta.facts_added, &delta.rules_added);
             for l in removed {
                 line.push_str("\n- ");
@@ -112,7 +111,7 @@ impl LiveRun {
                 line.push_str(&l);
             }
         }
-        self.last = Some(game.clone());
+        self.last = game.clone();
         Ok(line)
     }
 }
@@ -129,13 +128,6 @@ fn write(
         eprintln!("error: cannot write {}: {e}", path.display());
         EXIT_USAGE
     })
-}
-
-/// Prints a grounding error; the exit code.
-fn report(game: &Game, program: &Program, error: &GroundError) -> i32 {
-    let encoding = gdlground::program::encoding::Encoding::new(program);
-    eprint!("{}: {}", game.source.name, error.render(program, &encoding));
-    EXIT_USAGE
 }
 
 /// Loads `text` as the game `name` in `syntax`, printing its problems; `None` if invalid.

@@ -75,14 +75,13 @@ pub fn ground_with(
     options: &Options,
     superset: &Superset,
 ) -> Result<Grounded, GroundError> {
-    let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
+    let (lowered, encoding) = prepare(program);
     if lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
             "the domain-graph loop reads `true` and `does`: it runs on classic games only".into(),
         ));
     }
     let program = lowered.as_ref().unwrap_or(program);
-    let encoding = Encoding::new(program);
     let (instantiation, reduction) = match superset {
         Superset::Reachable => (
             engine::instantiate(program, &encoding, options).map_err(GroundError::Engine)?,
@@ -101,6 +100,14 @@ pub fn ground_with(
         reduction,
         lowered,
     })
+}
+
+/// What grounding `program` reads: for an operations game the program with its operations
+/// lowered to rules (`None` for a classic game), and the encoding of the program grounded.
+fn prepare(program: &Program) -> (Option<Program>, Encoding) {
+    let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
+    let encoding = Encoding::new(lowered.as_ref().unwrap_or(program));
+    (lowered, encoding)
 }
 
 impl GroundError {

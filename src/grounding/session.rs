@@ -3,13 +3,13 @@
 //! [`crate::engine::live`]).
 
 use super::delta::{GroundDelta, Keys};
+use super::prepare;
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
 use crate::engine::Options;
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
-use crate::program::operations::lower_operations;
-use crate::program::{Model, Program};
+use crate::program::Program;
 
 /// A game grounded in a live dataflow.
 pub struct Session {
@@ -40,10 +40,8 @@ impl Session {
     pub fn start(program: &Program, options: &Options) -> Result<Session, GroundError> {
         let (lowered, encoding) = prepare(program);
         let grounding = lowered.as_ref().unwrap_or(program);
-        let (game, _) =
-            LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
-        let lowered = lowered.clone();
-        let grounded = ground_of(&game, options.workers, grounding, encoding, lowered);
+        let game = LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
+        let grounded = ground_of(&game, options.workers, program, lowered, encoding);
         let keys = keys(&game, &grounded);
         Ok(Session {
             game,
@@ -77,13 +75,7 @@ impl Session {
                 delta: GroundDelta::default(),
             });
         }
-        let grounded = ground_of(
-            &self.game,
-            self.workers,
-            grounding,
-            encoding,
-            lowered.clone(),
-        );
+        let grounded = ground_of(&self.game, self.workers, program, lowered, encoding);
         let keys = keys(&self.game, &grounded);
         let delta = GroundDelta::new(&self.keys, &keys);
         self.keys = keys;
@@ -107,14 +99,16 @@ fn keys(game: &LiveGame, grounded: &Grounded) -> Keys {
     Keys::new(&grounded.ground, &atom_keys)
 }
 
-/// The ground game of `game`'s current version, `program` (encoded by `encoding`).
+/// The ground game of `game`'s current version: `original`, or `lowered` for an operations
+/// game, encoded by `encoding`.
 fn ground_of(
     game: &LiveGame,
     workers: usize,
-    program: &Program,
-    encoding: Encoding,
+    original: &Program,
     lowered: Option<Program>,
+    encoding: Encoding,
 ) -> Grounded {
+    let program = lowered.as_ref().unwrap_or(original);
     let instantiation = game.instantiation(program, &encoding);
     let ground = GroundProgram::new(&instantiation, workers);
     Grounded {
@@ -124,11 +118,4 @@ fn ground_of(
         reduction: None,
         lowered,
     }
-}
-
-/// The program grounded (operations lowered to rules) and its encoding.
-fn prepare(program: &Program) -> (Option<Program>, Encoding) {
-    let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
-    let encoding = Encoding::new(lowered.as_ref().unwrap_or(program));
-    (lowered, encoding)
 }

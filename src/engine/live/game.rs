@@ -67,7 +67,7 @@ impl LiveGame {
         program: &Program,
         encoding: &Encoding,
         options: &Options,
-    ) -> Result<(LiveGame, Edit), EngineError> {
+    ) -> Result<LiveGame, EngineError> {
         let limits = Limits::new(options);
         // The first version is planned like a full grounding: with the exact relations'
         // sizes known.
@@ -83,8 +83,8 @@ impl LiveGame {
             bindings: FastSet::default(),
             exact: Vec::new(),
         };
-        let edit = game.move_to(program, encoding, &stats)?;
-        Ok((game, edit))
+        game.move_to(program, encoding, &stats)?;
+        Ok(game)
     }
 
     /// Moves to a new version of the game: rules it no longer has are disabled, new ones
@@ -103,6 +103,7 @@ impl LiveGame {
     ) -> Result<Edit, EngineError> {
         let start = std::time::Instant::now();
         let mapping = self.space.map(program, encoding);
+        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
         for Candidate {
@@ -110,7 +111,7 @@ impl LiveGame {
             plan,
             level,
             instances,
-        } in candidates(program, encoding, &mapping, stats)?
+        } in candidates(program, encoding, &mapping, stats, &exact)?
         {
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
@@ -136,11 +137,12 @@ impl LiveGame {
                     (id, rule)
                 }
             };
-            let source = instances;
-            self.enabled
-                .entry(key)
-                .or_default()
-                .push(Enabled { id, rule, source });
+            let enabled = Enabled {
+                id,
+                rule,
+                source: instances,
+            };
+            self.enabled.entry(key).or_default().push(enabled);
         }
         change.removed = (old.into_values().flatten())
             .map(|e| (e.id, e.rule.level))
@@ -154,7 +156,6 @@ impl LiveGame {
         let delta = self.live.apply(change)?;
         (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, delta.atoms);
         (edit.instances_added, edit.instances_removed) = update(&mut self.bindings, delta.bindings);
-        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping

@@ -27,8 +27,8 @@ use super::plan::RulePlan;
 use super::plan::Step;
 use super::shape::Shape;
 use super::{EngineError, Limits, Options};
+use crate::hash::FastMap;
 use crate::program::{Builtin, RelId, VarId};
-use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -226,8 +226,8 @@ impl Live {
                 .send(Command::Apply(change.clone()))
                 .map_err(|_| self.failure())?;
         }
-        let mut atoms: HashMap<(RelId, Row), isize> = HashMap::new();
-        let mut bindings: HashMap<(RuleId, Row), isize> = HashMap::new();
+        let mut atoms: FastMap<(RelId, Row), isize> = FastMap::default();
+        let mut bindings: FastMap<(RuleId, Row), isize> = FastMap::default();
         let mut stopped = false;
         for _ in &self.senders {
             match self.answers.recv() {
@@ -273,7 +273,7 @@ impl Drop for Live {
 }
 
 /// The changes that do not cancel out.
-fn net<A, B>(changes: HashMap<(A, B), isize>) -> Vec<(A, B, isize)> {
+fn net<A, B>(changes: FastMap<(A, B), isize>) -> Vec<(A, B, isize)> {
     changes
         .into_iter()
         .filter(|(_, d)| *d != 0)

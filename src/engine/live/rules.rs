@@ -25,16 +25,16 @@ pub struct Candidate {
     pub instances: Option<usize>,
 }
 
-/// The rules of P+ for `program` (exact relations first), planned with `stats`.
+/// The rules of P+ for `program` (exact relations first), planned with `stats`; `exact` says
+/// which relations are computed exactly ([`Dependencies::exact_relations`]).
 pub fn candidates(
     program: &Program,
     encoding: &Encoding,
     mapping: &Mapping,
     stats: &Stats,
+    exact: &[bool],
 ) -> Result<Vec<Candidate>, EngineError> {
-    let deps = Dependencies::new(program);
-    let exact = deps.exact_relations(program);
-    let levels = levels(&deps, &exact).ok_or_else(|| {
+    let levels = levels(&Dependencies::new(program), exact).ok_or_else(|| {
         EngineError::Unsupported(format!(
             "a live session holds {} levels of negation among static relations; this game has more",
             LEVELS - 1
