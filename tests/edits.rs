@@ -14,6 +14,7 @@ use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, Edit};
 use gdlground::syntax::{parse, SourceFile, Syntax};
 use gdlground::write::ground::{lines, text, AtomText};
+use gdlground::write::spliced::Text;
 use gdlground::write::Notation;
 use gdlground::{ground, GroundDelta, GroundError, Grounded, Session, Update};
 
@@ -260,6 +261,7 @@ fn random_edits_reground_like_a_full_grounding() {
     };
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     let (mut applied, mut invalid, mut failing) = (0, 0, 0);
+    let (mut patched, mut in_order) = (0, 0);
     for (i, &(name, syntax)) in GAMES.iter().enumerate() {
         // Every other game on two workers.
         let workers = 1 + i % 2;
@@ -276,6 +278,11 @@ fn random_edits_reground_like_a_full_grounding() {
         let mut removed = Vec::new();
         let mut done = 0;
         let mut before = written(session.grounded(), &first);
+        // The text as `watch` keeps it: spliced from the last one when the update allows.
+        let mut spliced = Text::new(
+            &session.grounded().ground,
+            &atom_text(session.grounded(), &first),
+        );
         while done < EDITS_PER_GAME {
             let edit = random_edit(&text, syntax, &mut removed, &mut random);
             let edited = apply(&text, syntax, &edit, "random").expect("the statement exists");
@@ -289,8 +296,19 @@ fn random_edits_reground_like_a_full_grounding() {
                 (Ok(full), Ok(update)) => {
                     let (a, b) = (written(update.grounded, &next), written(&full, &next));
                     assert!(a == b, "{name} after {edit:?}:\nlive:\n{a}\nfull:\n{b}");
+                    let atoms = atom_text(update.grounded, &next);
+                    match update.in_order {
+                        true => spliced.advance(&update.grounded.ground, &atoms, &update.delta),
+                        false => spliced = Text::new(&update.grounded.ground, &atoms),
+                    }
+                    assert!(
+                        spliced.bytes() == b.as_bytes(),
+                        "{name} after {edit:?}: spliced text"
+                    );
+                    in_order += update.in_order as usize;
                     let last = program(&text, syntax).expect("the last version");
                     check_delta(&update, &last, &next, &before);
+                    patched += update.patched as usize;
                     before = a;
                     text = edited;
                 }
@@ -305,6 +323,10 @@ fn random_edits_reground_like_a_full_grounding() {
                     let last = program(&text, syntax).expect("the last version");
                     session = Session::start(&last, &options(workers)).expect("grounds");
                     before = written(session.grounded(), &last);
+                    spliced = Text::new(
+                        &session.grounded().ground,
+                        &atom_text(session.grounded(), &last),
+                    );
                 }
                 (full, live) => panic!(
                     "{name} after {edit:?}: full {:?}, live {:?}",
@@ -317,10 +339,19 @@ fn random_edits_reground_like_a_full_grounding() {
         }
     }
     eprintln!(
-        "{applied} edits on {} games re-grounded like full groundings ({failing} made both stop; {invalid} invalid edited games skipped)",
+        "{applied} edits on {} games re-grounded like full groundings, {patched} by patching the ground game, {in_order} texts spliced ({failing} made both stop; {invalid} invalid edited games skipped)",
         GAMES.len()
     );
     assert!(applied >= 200);
+    // Both ways of re-grounding are exercised: patching and the whole ground stage.
+    assert!(
+        patched >= applied / 4 && applied - patched >= applied / 10,
+        "{patched} of {applied} patched"
+    );
+    assert!(
+        in_order >= applied / 4 && in_order < applied,
+        "{in_order} of {applied} spliced"
+    );
 }
 
 /// The project's own example game.

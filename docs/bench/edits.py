@@ -7,8 +7,10 @@ run of an edit script made from the game's own text:
   top     three goal rules, each with its value changed and changed back (6 edits; a goal
           whose value is a variable gets an always-true literal and loses it again);
   deep    one recursive rule, removed and added back (2 edits), when the game has one.
-Each edit's line gives its total time (planning + dataflow + ground stage + writing the file)
-and the dataflow part. Writes DIR/edits.md and DIR/edits.tsv.
+Each edit's line gives its total time (edit-to-file: planning, dataflow, ground game, writing
+the file), the dataflow part, the ground game's time (edit-to-ground-game: what the library's
+`Session::apply` returns, the ground program and its delta) and whether the ground game was
+patched or rebuilt by the whole ground stage. Writes DIR/edits.md and DIR/edits.tsv.
 
     python3 docs/bench/edits.py --out docs/edits
 """
@@ -115,41 +117,48 @@ def main():
             notes.append(f"{name}: the edit run failed: {p.stderr.strip()[:300]}")
             print(notes[-1], file=sys.stderr)
             continue
-        edits = [l for l in p.stderr.splitlines() if re.search(r"ms \(dataflow \d+ ms\)$", l)]
+        pattern = r"(\d+) ms \(dataflow (\d+) ms; ground game (\d+) ms, (patched|rebuilt)\)$"
+        edits = [l for l in p.stderr.splitlines() if re.search(pattern, l)]
         start = [l for l in p.stderr.splitlines() if "grounded live" in l]
         live_ms = int(re.search(r"(\d+) ms$", start[0]).group(1)) if start else None
         for kind, line in zip(kinds, edits):
-            total, dataflow = map(int, re.search(r"(\d+) ms \(dataflow (\d+) ms\)$", line).groups())
-            rows.append((name, kind, line.split(":")[0], total, dataflow, full, live_ms))
+            total, dataflow, grounded, how = re.search(pattern, line).groups()
+            rows.append((name, kind, line.split(":")[0], int(total), int(dataflow), int(grounded), how,
+                         full, live_ms))
         print(f"{name}: full {full} ms, live start {live_ms} ms, {len(edits)} edits", file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "edits.tsv"), "w") as f:
-        f.write("game\tkind\tedit\tedit_ms\tdataflow_ms\tfull_ms\tlive_start_ms\n")
+        f.write("game\tkind\tedit\tedit_ms\tdataflow_ms\tground_game_ms\tground_game\tfull_ms\tlive_start_ms\n")
         for r in rows:
             f.write("\t".join(map(str, r)) + "\n")
     with open(os.path.join(args.out, "edits.md"), "w") as f:
         f.write("# Edit benchmark\n\nRegenerate: `python3 docs/bench/edits.py --out docs/edits` "
                 f"(run {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, one worker).\n\n"
-                "`edit` is edit-to-output (planning, dataflow update, instantiation, ground stage, "
-                "rendering, writing the file); `dataflow` is planning and the live dataflow's update "
-                "alone; both over the median full grounding (`ground -o /dev/null`).\n\n")
-        f.write("| game | kind | edits | full ms | live start ms | edit ms (median) | edit/full (median, max) | dataflow ms (median) | dataflow/full (median, max) |\n|---|---|---|---|---|---|---|---|---|\n")
+                "`file` is edit-to-file (planning, dataflow update, ground game, writing the whole file); "
+                "`ground game` is edit-to-ground-game (what `Session::apply` returns: the ground program "
+                "and its delta); `dataflow` is planning and the live dataflow's update alone; `patched` "
+                "counts the edits whose ground game was patched rather than rebuilt by the whole ground "
+                "stage. Ratios are over the median full grounding (`ground -o /dev/null`).\n\n")
+        f.write("| game | kind | edits | patched | full ms | live start ms | file ms (median) | file/full (median, max) "
+                "| ground game ms (median) | ground game/full (median, max) | dataflow/full (median, max) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n")
+        ratio = lambda xs, full: f"{statistics.median(xs) / full:.1%}, {max(xs) / full:.1%}"
         for name in GAMES:
             for kind in ["bottom", "top", "deep"]:
                 rs = [r for r in rows if r[0] == name and r[1] == kind]
                 if not rs:
                     continue
-                full = rs[0][5]
-                e = [r[3] for r in rs]
-                d = [r[4] for r in rs]
-                f.write(f"| {name} | {kind} | {len(rs)} | {full:.0f} | {rs[0][6]} | {statistics.median(e):.0f} | "
-                        f"{statistics.median(e) / full:.1%}, {max(e) / full:.1%} | {statistics.median(d):.0f} | "
-                        f"{statistics.median(d) / full:.1%}, {max(d) / full:.1%} |\n")
+                full = rs[0][7]
+                e, d, g = [r[3] for r in rs], [r[4] for r in rs], [r[5] for r in rs]
+                patched = sum(r[6] == "patched" for r in rs)
+                f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.0f} | {rs[0][8]} | {statistics.median(e):.0f} | "
+                        f"{ratio(e, full)} | {statistics.median(g):.0f} | {ratio(g, full)} | {ratio(d, full)} |\n")
         if rows:
-            e = [r[3] / r[5] for r in rows]
-            d = [r[4] / r[5] for r in rows]
-            f.write(f"\nAll {len(rows)} edits: edit/full median {statistics.median(e):.1%} (max {max(e):.1%}); "
-                    f"dataflow/full median {statistics.median(d):.1%} (max {max(d):.1%}).\n")
+            share = lambda i: [r[i] / r[7] for r in rows]
+            f.write(f"\nAll {len(rows)} edits ({sum(r[6] == 'patched' for r in rows)} patched): "
+                    f"edit-to-file/full median {statistics.median(share(3)):.1%} (max {max(share(3)):.1%}); "
+                    f"edit-to-ground-game/full median {statistics.median(share(5)):.1%} (max {max(share(5)):.1%}); "
+                    f"dataflow/full median {statistics.median(share(4)):.1%} (max {max(share(4)):.1%}).\n")
         for n in notes:
             f.write(f"\n- {n}\n")
 

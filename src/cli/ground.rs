@@ -3,7 +3,7 @@
 use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_USAGE};
 use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::syntax::Syntax;
-use gdlground::write::{self, ground::AtomText, Notation};
+use gdlground::write::{self, ground::AtomText, spliced::Text, Notation};
 use gdlground::{ground_with, GroundError, Grounded, LoopOptions, Superset};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -284,6 +284,29 @@ impl Rendering {
     /// The notation atoms are written in.
     pub fn notation(&self) -> Notation {
         self.notation
+    }
+
+    /// Brings `text`, kept to splice the next version's from, to `grounded` (a grounding of
+    /// `original`, as for [`Rendering::write`]): spliced from the previous version's text
+    /// when `delta` gives what changed since and the versions write shared lines alike
+    /// ([`gdlground::Update::in_order`]), else written afresh. JSON keeps no text (`None`):
+    /// it is written whole.
+    pub fn advance(
+        &self,
+        text: &mut Option<Text>,
+        grounded: &Grounded,
+        original: &gdlground::program::Program,
+        delta: Option<&gdlground::GroundDelta>,
+    ) {
+        if let Some(FormatArg::Json) = self.format {
+            return;
+        }
+        let program = grounded.program(original);
+        let atoms = AtomText::new(program, &grounded.encoding, self.notation);
+        match (text.as_mut(), delta) {
+            (Some(text), Some(delta)) => text.advance(&grounded.ground, &atoms, delta),
+            _ => *text = Some(Text::new(&grounded.ground, &atoms)),
+        }
     }
 
     /// Writes `grounded`, a grounding of `original` (the game the rendering was made for, or

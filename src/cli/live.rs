@@ -10,19 +10,27 @@ use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, parse_script};
 use gdlground::syntax::{SourceFile, Syntax};
 use gdlground::write::ground::{lines, AtomText};
-use gdlground::{Game, Grounded, Session};
+use gdlground::write::spliced::Text;
+use gdlground::{Game, GroundDelta, Grounded, Session};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// A game grounded live, and where its ground game goes.
 pub struct LiveRun {
     session: Session,
-    rendering: Rendering,
-    output: PathBuf,
+    output: Output,
     /// Whether to print the ground rules and facts each version adds and removes.
     diff: bool,
     /// The version grounded last (its program names the removed items of a diff).
     last: Game,
+}
+
+/// Where and how the ground game is written, and the last version's text.
+struct Output {
+    rendering: Rendering,
+    path: PathBuf,
+    /// The last version's text, to splice the next version's from (`None` for JSON).
+    text: Option<Text>,
 }
 
 impl LiveRun {
@@ -37,15 +45,19 @@ impl LiveRun {
         let start = Instant::now();
         let session = Session::start(&game.program, options).map_err(|e| report(game, &e))?;
         let rendering = Rendering::new(format, game, session.grounded())?;
+        let mut output = Output {
+            rendering,
+            path: output.to_path_buf(),
+            text: None,
+        };
+        output.write(session.grounded(), &game.program, None)?;
         let run = LiveRun {
             session,
-            rendering,
-            output: output.to_path_buf(),
+            output,
             diff,
             last: game.clone(),
         };
         let grounded = run.session.grounded();
-        write(&run.rendering, &run.output, grounded, &game.program)?;
         let counts = grounded.ground.counts(grounded.program(&game.program));
         let ms = start.elapsed().as_millis();
         eprintln!(
@@ -65,16 +77,14 @@ impl LiveRun {
             .apply(&game.program)
             .map_err(|e| report(game, &e))?;
         let (edit, delta) = (update.edit, &update.delta);
+        let grounded_ms = start.elapsed().as_millis();
+        let how = if update.patched { "patched" } else { "rebuilt" };
         if !edit.unchanged {
-            write(
-                &self.rendering,
-                &self.output,
-                update.grounded,
-                &game.program,
-            )?;
+            let spliced = update.in_order.then_some(delta);
+            (self.output).write(update.grounded, &game.program, spliced)?;
         }
         let mut line = format!(
-            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {} ms (dataflow {} ms)",
+            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {} ms (dataflow {} ms; ground game {} ms, {how})",
             edit.rules_added,
             edit.rules_removed,
             delta.rules_added.len(),
@@ -84,10 +94,11 @@ impl LiveRun {
             delta.atoms_added.len(),
             delta.atoms_removed.len(),
             start.elapsed().as_millis(),
-            edit.elapsed.as_millis()
+            edit.elapsed.as_millis(),
+            grounded_ms,
         );
         if let (true, Some(previous)) = (self.diff, &update.previous) {
-            let notation = self.rendering.notation();
+            let notation = self.output.rendering.notation();
             let before = AtomText::new(
                 previous.program(&self.last.program),
                 &previous.encoding,
@@ -116,18 +127,26 @@ impl LiveRun {
     }
 }
 
-/// Writes `grounded` to `path` (atomically) as `rendering` says.
-fn write(
-    rendering: &Rendering,
-    path: &Path,
-    grounded: &Grounded,
-    program: &Program,
-) -> Result<(), i32> {
-    let written = output::write_with(path, |out| rendering.write(grounded, program, out));
-    written.map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        EXIT_USAGE
-    })
+impl Output {
+    /// Writes `grounded`, the current version (a grounding of `program`), atomically; its
+    /// text is spliced from the last version's when `spliced` gives what changed since (see
+    /// [`gdlground::Update::in_order`]).
+    fn write(
+        &mut self,
+        grounded: &Grounded,
+        program: &Program,
+        spliced: Option<&GroundDelta>,
+    ) -> Result<(), i32> {
+        (self.rendering).advance(&mut self.text, grounded, program, spliced);
+        let written = output::write_with(&self.path, |out| match &self.text {
+            Some(text) => out.write_all(text.bytes()),
+            None => self.rendering.write(grounded, program, out),
+        });
+        written.map_err(|e| {
+            eprintln!("error: cannot write {}: {e}", self.path.display());
+            EXIT_USAGE
+        })
+    }
 }
 
 /// Loads `text` as the game `name` in `syntax`, printing its problems; `None` if invalid.

@@ -34,24 +34,26 @@ impl Templates {
     pub fn instance(&self, r: usize, binding: &Row, ranges: &mut Ranges, out: &mut Instances) {
         let plan = &self.plan.rules[r];
         if let Some(source) = plan.source {
-            let head_rel = plan.head_rel;
-            self.forms
-                .instantiate(source, head_rel, &plan.binding, binding, ranges, out);
+            (self.forms).instantiate(source, &plan.binding, binding, ranges, out);
         }
     }
 }
 
 /// The instance form of every rule of a program: its head and the body literals over
 /// relations not computed exactly (those, true by construction, are left out).
+#[derive(Default)]
 pub struct Forms {
-    rules: Vec<(Pattern, Vec<KeptLiteral>)>,
+    /// Each rule's head relation and arguments, and its kept literals.
+    rules: Vec<(RelId, Pattern, Vec<KeptLiteral>)>,
     arities: Arc<Vec<u32>>,
+    /// Which relations some kept literal negates, by relation.
+    negated: Vec<bool>,
 }
 
 impl Forms {
     /// The forms of `program`'s rules, given which relations are computed exactly.
     pub fn new(program: &Program, encoding: &Encoding, is_static: &[bool]) -> Forms {
-        let rules = program
+        let rules: Vec<(RelId, Pattern, Vec<KeptLiteral>)> = program
             .rules
             .iter()
             .map(|rule| {
@@ -68,31 +70,43 @@ impl Forms {
                         _ => None,
                     })
                     .collect();
-                (pattern(program, encoding, &rule.head.args), kept)
+                let head = pattern(program, encoding, &rule.head.args);
+                (rule.head.rel, head, kept)
             })
             .collect();
+        let mut negated = vec![false; program.relations.len()];
+        for rule in &rules {
+            for &(n, rel, _) in &rule.2 {
+                negated[rel as usize] |= n;
+            }
+        }
         Forms {
             rules,
             arities: Arc::new(encoding.arities()),
+            negated,
         }
     }
 
-    /// Appends the instance of program rule `source` (head relation `head_rel`) for
-    /// `binding`, the values of variables `vars` in order, to `out`.
+    /// Whether an instance may hold a negated literal of relation `rel`.
+    pub fn negates(&self, rel: RelId) -> bool {
+        self.negated.get(rel as usize).copied().unwrap_or(false)
+    }
+
+    /// Appends the instance of program rule `source` for `binding`, the values of
+    /// variables `vars` in order, to `out`.
     pub fn instantiate(
         &self,
         source: usize,
-        head_rel: RelId,
         vars: &[crate::program::VarId],
         binding: &[u32],
         ranges: &mut Ranges,
         out: &mut Instances,
     ) {
         ranges.read_binding(vars, binding, &self.arities);
-        let (head, kept) = &self.rules[source];
+        let (head_rel, head, kept) = &self.rules[source];
         let mut args = Row::new();
         ranges.instantiate(head, binding, &mut args);
-        out.start(source, head_rel, &args, kept.len());
+        out.start(source, *head_rel, &args, kept.len());
         for (negated, rel, p) in kept {
             args.clear();
             ranges.instantiate(p, binding, &mut args);

@@ -9,8 +9,10 @@ use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
 
+mod patch;
 mod rules;
 
+pub use patch::{carried_atoms, rule_key, Carried, Patch, Patched, Support};
 pub use rules::{GroundLiteral, Rule, Rules};
 
 /// An index into [`GroundProgram::atoms`].
@@ -50,6 +52,25 @@ impl GroundProgram {
     /// turned into rules on up to `threads` threads. The result does not depend on the order
     /// of the instances, nor on `threads`.
     pub fn new(instantiation: &Instantiation, threads: usize) -> GroundProgram {
+        GroundProgram::build(instantiation, threads, None).0
+    }
+
+    /// [`GroundProgram::new`], and the [`Support`] that [`GroundProgram::patched`] needs to
+    /// patch it after an edit; `atom_keys` are the atoms' keys (by position in
+    /// `instantiation.atoms`), the same in every version of the game.
+    pub fn with_support(
+        instantiation: &Instantiation,
+        threads: usize,
+        atom_keys: &[u64],
+    ) -> (GroundProgram, Support) {
+        GroundProgram::build(instantiation, threads, Some(atom_keys))
+    }
+
+    fn build(
+        instantiation: &Instantiation,
+        threads: usize,
+        atom_keys: Option<&[u64]>,
+    ) -> (GroundProgram, Support) {
         let atoms = instantiation.atoms.clone();
         let index: FastMap<(RelId, &[Token]), AtomId> = atoms
             .iter()
@@ -71,7 +92,10 @@ impl GroundProgram {
             let handles: Vec<_> = groups
                 .into_iter()
                 .map(|parts| {
-                    scope.spawn(move || rules_of(parts.into_iter().flatten(), index, static_facts))
+                    scope.spawn(move || {
+                        let lookup = |rel, args: &[Token]| index.get(&(rel, args)).copied();
+                        rules_of(parts.into_iter().flatten(), lookup, static_facts)
+                    })
                 })
                 .collect();
             for handle in handles {
@@ -79,15 +103,25 @@ impl GroundProgram {
             }
         });
         propagate_facts(&mut rules, &mut is_fact);
-        let rules = drop_subsumed(rules);
+        let mut support = Support::default();
+        if let Some(keys) = atom_keys {
+            for rule in rules.iter() {
+                *support.counts.entry(rule_key(rule, keys)).or_default() += 1;
+            }
+        }
+        let (rules, subsumed) = drop_subsumed(rules.sorted());
+        if let Some(keys) = atom_keys {
+            support.subsumed = subsumed.iter().map(|&h| keys[h as usize]).collect();
+        }
         let facts = (0..atoms.len() as AtomId)
             .filter(|&a| is_fact[a as usize])
             .collect();
-        GroundProgram {
+        let ground = GroundProgram {
             atoms,
             facts,
             rules,
-        }
+        };
+        (ground, support)
     }
 
     /// The counts of GDL.md §4 for `program`, the program grounded: bases are `true` atoms
@@ -118,36 +152,47 @@ impl GroundProgram {
     }
 }
 
-/// The rules of `instances`: atoms numbered by `index`, literals over static facts dropped,
-/// instances whose positive literal is not in S* or whose negated atom is a fact dropped,
-/// bodies as sets.
+/// The rules of `instances`: atoms numbered by `lookup`, each instance as [`simplify`]
+/// makes it.
 fn rules_of<'a>(
     instances: impl Iterator<Item = Instance<'a>>,
-    index: &FastMap<(RelId, &[Token]), AtomId>,
+    lookup: impl Fn(RelId, &[Token]) -> Option<AtomId>,
     is_fact: &[bool],
 ) -> Rules {
     let mut rules = Rules::default();
     let mut body = Vec::new();
-    'instances: for instance in instances {
-        let Some(&head) = index.get(&(instance.head_rel, instance.head)) else {
-            continue;
-        };
-        body.clear();
-        for (negated, rel, args) in instance.body() {
-            match index.get(&(rel, args)) {
-                None if negated => {}
-                None => continue 'instances,
-                Some(&a) if negated && is_fact[a as usize] => continue 'instances,
-                Some(&a) if !negated && is_fact[a as usize] => {}
-                Some(&a) => body.push((negated, a)),
-            }
+    for instance in instances {
+        if let Some(head) = simplify(&instance, &lookup, is_fact, &mut body) {
+            rules.push(head, &body);
         }
-        // A body is a set: repeated literals and other orders are the same rule.
-        body.sort_unstable();
-        body.dedup();
-        rules.push(head, &body);
     }
     rules
+}
+
+/// The rule an instance gives, its atoms numbered by `lookup` (`None`: not in S*): its head,
+/// and its body in `body`, sorted and each literal once (a body is a set). Literals over
+/// facts and negations of atoms outside S* are dropped; an instance whose head or a
+/// positive literal is outside S*, or that negates a fact, gives nothing.
+fn simplify(
+    instance: &Instance<'_>,
+    lookup: &impl Fn(RelId, &[Token]) -> Option<AtomId>,
+    is_fact: &[bool],
+    body: &mut Vec<GroundLiteral>,
+) -> Option<AtomId> {
+    let head = lookup(instance.head_rel, instance.head)?;
+    body.clear();
+    for (negated, rel, args) in instance.body() {
+        match lookup(rel, args) {
+            None if negated => {}
+            None => return None,
+            Some(a) if negated && is_fact[a as usize] => return None,
+            Some(a) if !negated && is_fact[a as usize] => {}
+            Some(a) => body.push((negated, a)),
+        }
+    }
+    body.sort_unstable();
+    body.dedup();
+    Some(head)
 }
 
 /// The largest body whose subsets [`drop_subsumed`] enumerates (2^8 − 2 lookups a rule).
@@ -155,52 +200,70 @@ const MAX_SUBSUMING: usize = 8;
 
 /// Drops every rule whose body contains the whole body of another rule with the same head: it
 /// can only hold when that one does (the bloated rules of the Stanford "bad" games are such
-/// supersets). Rules come sorted by head; in a head's group only a body longer than the
-/// group's shortest can be subsumed, and it is checked by looking up each of its proper
-/// subsets among the group's bodies, for bodies of at most [`MAX_SUBSUMING`] literals. Keeps
-/// the order.
-fn drop_subsumed(rules: Rules) -> Rules {
+/// supersets). Rules come sorted by head; see [`subsumed_in`]. Keeps the order; returns the
+/// heads that lost a rule too.
+fn drop_subsumed(rules: Rules) -> (Rules, Vec<AtomId>) {
     let mut subsumed = vec![false; rules.len()];
-    let mut bodies: FastSet<&[GroundLiteral]> = FastSet::default();
-    let mut subset = Vec::with_capacity(MAX_SUBSUMING);
+    let mut heads = Vec::new();
     let mut start = 0;
     while start < rules.len() {
-        let head = rules.get(start).head;
-        let end = (start..rules.len())
-            .find(|&r| rules.get(r).head != head)
-            .unwrap_or(rules.len());
-        let group = start..end;
-        start = end;
-        let shortest = group.clone().map(|r| rules.get(r).body.len()).min();
-        let candidate = |r: usize| {
-            let k = rules.get(r).body.len();
-            Some(k) > shortest && k <= MAX_SUBSUMING
-        };
-        if !group.clone().any(candidate) {
-            continue;
-        }
-        bodies.clear();
-        bodies.extend(group.clone().map(|r| rules.get(r).body));
-        for r in group.filter(|&r| candidate(r)) {
-            let body = rules.get(r).body;
-            let k = body.len();
-            subsumed[r] = (1..(1u32 << k) - 1).any(|mask| {
-                subset.clear();
-                subset.extend((0..k).filter(|i| mask & (1 << i) != 0).map(|i| body[i]));
-                bodies.contains(&subset[..])
-            });
+        let group = start..head_end(&rules, start);
+        start = group.end;
+        let before = heads.len();
+        subsumed_in(&rules, group.clone(), &mut |r| {
+            subsumed[r] = true;
+            if heads.len() == before {
+                heads.push(rules.get(r).head);
+            }
+        });
+    }
+    if heads.is_empty() {
+        return (rules, heads);
+    }
+    (rules.filtered(|r, _| !subsumed[r], |_| true), heads)
+}
+
+/// Where the rules of the head of rule `start` end (rules sorted by head).
+fn head_end(rules: &Rules, start: usize) -> usize {
+    let head = rules.get(start).head;
+    (start..rules.len())
+        .find(|&r| rules.get(r).head != head)
+        .unwrap_or(rules.len())
+}
+
+/// Calls `found` with each rule of `group` (the rules of one head) whose body contains
+/// another's body. Only a body longer than the group's shortest can be, and it is checked by
+/// looking up each of its proper subsets among the group's bodies, for bodies of at most
+/// [`MAX_SUBSUMING`] literals.
+fn subsumed_in(rules: &Rules, group: std::ops::Range<usize>, found: &mut dyn FnMut(usize)) {
+    let shortest = group.clone().map(|r| rules.get(r).body.len()).min();
+    let candidate = |r: usize| {
+        let k = rules.get(r).body.len();
+        Some(k) > shortest && k <= MAX_SUBSUMING
+    };
+    if !group.clone().any(candidate) {
+        return;
+    }
+    let bodies: FastSet<&[GroundLiteral]> = group.clone().map(|r| rules.get(r).body).collect();
+    let mut subset = Vec::with_capacity(MAX_SUBSUMING);
+    for r in group.filter(|&r| candidate(r)) {
+        let body = rules.get(r).body;
+        let k = body.len();
+        let contains = (1..(1u32 << k) - 1).any(|mask| {
+            subset.clear();
+            subset.extend((0..k).filter(|i| mask & (1 << i) != 0).map(|i| body[i]));
+            bodies.contains(&subset[..])
+        });
+        if contains {
+            found(r);
         }
     }
-    drop(bodies);
-    if !subsumed.contains(&true) {
-        return rules;
-    }
-    rules.filtered(|r, _| !subsumed[r], |_| true)
 }
 
 /// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
 /// removes itself from positive bodies and kills the rules that negate it. Leaves the live
-/// rules for atoms that are not facts, bodies without facts, sorted and each once.
+/// rules for atoms that are not facts, with bodies without facts: one per instance, in the
+/// instances' order.
 fn propagate_facts(rules: &mut Rules, is_fact: &mut [bool]) {
     // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
     let mut starts = vec![0usize; is_fact.len() + 1];
@@ -248,9 +311,7 @@ fn propagate_facts(rules: &mut Rules, is_fact: &mut [bool]) {
         }
     }
     let live = |r: usize, rule: Rule<'_>| !dead[r] && !is_fact[rule.head as usize];
-    *rules = std::mem::take(rules)
-        .filtered(live, |(_, a)| !is_fact[a as usize])
-        .sorted();
+    *rules = std::mem::take(rules).filtered(live, |(_, a)| !is_fact[a as usize]);
 }
 
 #[cfg(test)]
@@ -275,7 +336,8 @@ mod tests {
             (1, &[(false, 6), (false, 7), (false, 8)]),
             (2, &[(false, 5), (false, 6)]),
         ];
-        let kept = drop_subsumed(rules(&list).sorted());
+        let (kept, heads) = drop_subsumed(rules(&list).sorted());
+        assert_eq!(heads, vec![1]);
         let expected = rules(&[
             (1, &[(false, 5)]),
             (1, &[(false, 6), (false, 7)]),
@@ -299,6 +361,7 @@ mod tests {
         for list in [list, reversed] {
             let (mut rules, mut is_fact) = (rules(&list), vec![false; 5]);
             propagate_facts(&mut rules, &mut is_fact);
+            let rules = rules.sorted();
             assert_eq!(is_fact, vec![true, true, false, false, false]);
             assert_eq!(rules, self::rules(&[(4, &[(false, 3)])]));
         }

@@ -2,8 +2,7 @@
 //! by comparing the two versions' ground programs through atom keys that are the same in
 //! every version.
 
-use crate::ground::{AtomId, GroundProgram};
-use std::hash::{BuildHasher, Hasher};
+use crate::ground::{rule_key, AtomId, GroundProgram};
 
 /// The ground delta of an edit. Added items are indices into the new ground program, removed
 /// ones into the previous one.
@@ -69,24 +68,10 @@ impl GroundDelta {
     }
 }
 
-/// Each rule's key, with its index: its head's key and its body's (sorted by key, since
-/// atom ids order bodies differently in each version).
+/// Each rule's key ([`rule_key`]), with its index.
 fn rule_keys(ground: &GroundProgram, keys: &[u64]) -> Vec<(u64, usize)> {
-    let build = crate::hash::FastBuild::default();
-    let mut body = Vec::new();
     (ground.rules.iter().enumerate())
-        .map(|(r, rule)| {
-            body.clear();
-            body.extend((rule.body.iter()).map(|&(negated, a)| (keys[a as usize], negated)));
-            body.sort_unstable();
-            let mut h = build.build_hasher();
-            h.write_u64(keys[rule.head as usize]);
-            for &(k, negated) in &body {
-                h.write_u64(k);
-                h.write_u8(negated as u8);
-            }
-            (h.finish(), r)
-        })
+        .map(|(r, rule)| (rule_key(rule, keys), r))
         .collect()
 }
 

@@ -1,24 +1,29 @@
 //! Grounding held live: a session grounds a game once, then re-grounds each new version of
 //! it by feeding the rule differences into the running dataflow (see
-//! [`crate::engine::live`]).
+//! [`crate::engine::live`]) and patching the ground game with the instances that came and
+//! went (see [`GroundProgram::patched`]), or, when a patch cannot be sure, by running the
+//! whole ground stage on the dataflow's instances.
 
 use super::delta::{GroundDelta, Keys};
 use super::prepare;
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
-use crate::engine::Options;
-use crate::ground::GroundProgram;
+use crate::engine::{Instantiation, Options};
+use crate::ground::{carried_atoms, GroundProgram, Patch, Support};
 use crate::program::encoding::Encoding;
-use crate::program::Program;
+use crate::program::{Program, RelId};
 
 /// A game grounded in a live dataflow.
 pub struct Session {
     game: LiveGame,
     workers: usize,
-    /// The ground game of the current version.
+    /// The ground game of the current version. Its instantiation has the atoms but not the
+    /// instances, which live in the dataflow.
     grounded: Grounded,
-    /// Its keys, to compare the next version's with.
-    keys: Keys,
+    /// The keys of its atoms, by id: the same in every version.
+    atom_keys: Vec<u64>,
+    /// What patching it needs.
+    support: Support,
 }
 
 /// What re-grounding a new version gives.
@@ -32,6 +37,13 @@ pub struct Update<'a> {
     pub edit: Edit,
     /// What it changed in the ground game.
     pub delta: GroundDelta,
+    /// Whether the ground game was patched (`false`: built by the whole ground stage).
+    pub patched: bool,
+    /// Whether the facts and rules both versions have are in the same order in both and
+    /// written alike (the versions number atoms alike): then the new text can be made from
+    /// the previous one by cutting and adding the delta's lines
+    /// ([`crate::write::spliced::Text::next`]).
+    pub in_order: bool,
 }
 
 impl Session {
@@ -41,17 +53,17 @@ impl Session {
         let (lowered, encoding) = prepare(program);
         let grounding = lowered.as_ref().unwrap_or(program);
         let game = LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
-        let grounded = ground_of(&game, options.workers, program, lowered, encoding);
-        let keys = keys(&game, &grounded);
+        let (grounded, atom_keys, support) = ground_of(&game, options.workers, lowered, encoding);
         Ok(Session {
             game,
             workers: options.workers,
             grounded,
-            keys,
+            atom_keys,
+            support,
         })
     }
 
-    /// The ground game of the current version.
+    /// The ground game of the current version (its instantiation without the instances).
     pub fn grounded(&self) -> &Grounded {
         &self.grounded
     }
@@ -73,44 +85,105 @@ impl Session {
                 previous: None,
                 edit,
                 delta: GroundDelta::default(),
+                patched: true,
+                in_order: true,
             });
         }
-        let grounded = ground_of(&self.game, self.workers, program, lowered, encoding);
-        let keys = keys(&self.game, &grounded);
-        let delta = GroundDelta::new(&self.keys, &keys);
-        self.keys = keys;
+        let (grounded, atom_keys, delta, patched) = match self.patch() {
+            Some((ground, atom_keys, delta)) => {
+                let grounded = grounded(&self.game, ground, lowered, encoding);
+                (grounded, atom_keys, delta, true)
+            }
+            None => {
+                let (grounded, keys, support) =
+                    ground_of(&self.game, self.workers, lowered, encoding);
+                let before = Keys::new(&self.grounded.ground, &self.atom_keys);
+                let delta = GroundDelta::new(&before, &Keys::new(&grounded.ground, &keys));
+                self.support = support;
+                (grounded, keys, delta, false)
+            }
+        };
+        self.atom_keys = atom_keys;
         let previous = std::mem::replace(&mut self.grounded, grounded);
         Ok(Update {
             grounded: &self.grounded,
             previous: Some(previous),
             edit,
             delta,
+            patched,
+            in_order: self.game.keeps_order(),
         })
+    }
+
+    /// The current ground game patched with the last update's changes, its atom keys and
+    /// the delta; `None` when the changes cannot be patched in.
+    fn patch(&mut self) -> Option<(GroundProgram, Vec<u64>, GroundDelta)> {
+        let changes = self.game.changes()?;
+        let previous = &self.grounded.ground;
+        let carry = |rel, row: &[_]| self.game.carry(rel, row);
+        let added = changes.atoms_added.clone();
+        let carried = carried_atoms(&previous.atoms, &changes.atoms_removed, added, carry)?;
+        let keys: Vec<u64> = (carried.atoms.iter())
+            .map(|(rel, row)| self.game.atom_key(*rel, row))
+            .collect();
+        let patch = Patch {
+            carried,
+            previous_keys: &self.atom_keys,
+            keys: &keys,
+            is_static: self.game.exact(),
+            was_static: &self.grounded.instantiation.is_static,
+            added: &changes.instances_added,
+            removed: &changes.instances_removed,
+        };
+        let patched = previous.patched(&mut self.support, patch)?;
+        let ids = |atoms: &[(RelId, _)], of: &[(RelId, _)]| -> Vec<_> {
+            let mut ids: Vec<_> = (of.iter())
+                .filter_map(|atom| atoms.binary_search(atom).ok())
+                .map(|i| i as crate::ground::AtomId)
+                .collect();
+            ids.sort_unstable();
+            ids
+        };
+        let delta = GroundDelta {
+            atoms_added: ids(&patched.ground.atoms, &changes.atoms_added),
+            atoms_removed: ids(&previous.atoms, &changes.atoms_removed),
+            facts_added: patched.facts_added,
+            facts_removed: patched.facts_removed,
+            rules_added: patched.rules_added,
+            rules_removed: patched.rules_removed,
+        };
+        Some((patched.ground, keys, delta))
     }
 }
 
-/// The keys of `grounded`, the ground game of `game`'s current version.
-fn keys(game: &LiveGame, grounded: &Grounded) -> Keys {
-    let atoms = &grounded.ground.atoms;
-    let atom_keys: Vec<u64> = atoms
-        .iter()
-        .map(|(r, row)| game.atom_key(*r, row))
-        .collect();
-    Keys::new(&grounded.ground, &atom_keys)
-}
-
-/// The ground game of `game`'s current version: `original`, or `lowered` for an operations
-/// game, encoded by `encoding`.
+/// The ground game of `game`'s current version built by the whole ground stage (for an
+/// operations game `lowered` is the program grounded), with its atom keys and support.
 fn ground_of(
     game: &LiveGame,
     workers: usize,
-    original: &Program,
+    lowered: Option<Program>,
+    encoding: Encoding,
+) -> (Grounded, Vec<u64>, Support) {
+    let instantiation = game.instantiation();
+    let keys: Vec<u64> = (instantiation.atoms.iter())
+        .map(|(rel, row)| game.atom_key(*rel, row))
+        .collect();
+    let (ground, support) = GroundProgram::with_support(&instantiation, workers, &keys);
+    (grounded(game, ground, lowered, encoding), keys, support)
+}
+
+/// `ground` as the [`Grounded`] of `game`'s current version.
+fn grounded(
+    game: &LiveGame,
+    ground: GroundProgram,
     lowered: Option<Program>,
     encoding: Encoding,
 ) -> Grounded {
-    let program = lowered.as_ref().unwrap_or(original);
-    let instantiation = game.instantiation(program, &encoding);
-    let ground = GroundProgram::new(&instantiation, workers);
+    let instantiation = Instantiation {
+        atoms: ground.atoms.clone(),
+        is_static: game.exact().to_vec(),
+        instances: Default::default(),
+    };
     Grounded {
         encoding,
         instantiation,

@@ -124,7 +124,7 @@ fn names(ground: &GroundProgram, atoms: &AtomText<'_>) -> Vec<String> {
 
 /// Appends the line of `rule` (an operation's instance as a ground operation), `names` the
 /// text of its atoms.
-fn rule_line(
+pub(super) fn rule_line(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
     names: &[String],

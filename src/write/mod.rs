@@ -9,6 +9,7 @@ pub mod ground;
 mod names;
 mod notation;
 mod printer;
+pub mod spliced;
 
 pub use notation::Notation;
 pub use printer::rule_line;

@@ -3,7 +3,7 @@
 
 use super::rules::{candidates, Candidate};
 use super::space::{Mapping, Space};
-use super::{Change, Live, LiveRule, RuleId, ShapeId};
+use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
 use crate::engine::shape::Shape;
 use crate::engine::stats::Stats;
@@ -46,6 +46,29 @@ struct Enabled {
     source: Option<usize>,
 }
 
+/// What the last update changed, each side in its own version's ids: what a ground game
+/// is patched with.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Atoms of S* that came (current ids).
+    pub atoms_added: Vec<(RelId, Row)>,
+    /// Atoms of S* that went (previous ids).
+    pub atoms_removed: Vec<(RelId, Row)>,
+    /// Instances that came (current ids).
+    pub instances_added: Instances,
+    /// Instances that went (previous ids).
+    pub instances_removed: Instances,
+}
+
+/// The version before the last update: what reads the bindings that update removed.
+struct Previous {
+    mapping: Mapping,
+    sources: FastMap<RuleId, (usize, Arc<LiveRule>)>,
+    forms: Forms,
+    /// The exact relations, in space ids.
+    exact: Vec<RelId>,
+}
+
 /// A game held in a live dataflow.
 pub struct LiveGame {
     live: Live,
@@ -59,6 +82,12 @@ pub struct LiveGame {
     bindings: FastSet<(RuleId, Row)>,
     /// Which relations of the current version are computed exactly.
     exact: Vec<bool>,
+    /// The current version's instance forms.
+    forms: Forms,
+    /// The version before the last update.
+    previous: Option<Previous>,
+    /// The last update's net changes, in space ids.
+    delta: Delta,
 }
 
 impl LiveGame {
@@ -82,6 +111,9 @@ impl LiveGame {
             atoms: FastSet::default(),
             bindings: FastSet::default(),
             exact: Vec::new(),
+            forms: Forms::default(),
+            previous: None,
+            delta: Delta::default(),
         };
         game.move_to(program, encoding, &stats)?;
         Ok(game)
@@ -104,6 +136,8 @@ impl LiveGame {
         let start = std::time::Instant::now();
         let mapping = self.space.map(program, encoding);
         let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
+        // The version being left, as its removed bindings will be read.
+        let (sources, exact_before) = (self.sources(), in_space(&self.mapping, &self.exact));
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
         for Candidate {
@@ -154,14 +188,22 @@ impl LiveGame {
             ..Edit::default()
         };
         let delta = self.live.apply(change)?;
-        (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, delta.atoms);
-        (edit.instances_added, edit.instances_removed) = update(&mut self.bindings, delta.bindings);
+        (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, &delta.atoms);
+        (edit.instances_added, edit.instances_removed) =
+            update(&mut self.bindings, &delta.bindings);
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
             && exact == self.exact;
-        self.mapping = mapping;
+        let forms = Forms::new(program, encoding, &exact);
+        self.previous = Some(Previous {
+            mapping: std::mem::replace(&mut self.mapping, mapping),
+            sources,
+            forms: std::mem::replace(&mut self.forms, forms),
+            exact: exact_before,
+        });
         self.exact = exact;
+        self.delta = delta;
         edit.elapsed = start.elapsed();
         Ok(edit)
     }
@@ -171,52 +213,131 @@ impl LiveGame {
         self.mapping.atom_key(rel, row)
     }
 
-    /// The current version's instantiation, in the ids of `program` (the version last
-    /// moved to) and `encoding`: the same as a full grounding of it computes.
-    pub fn instantiation(&self, program: &Program, encoding: &Encoding) -> Instantiation {
-        let exact = self.exact.clone();
+    /// The current version's instantiation, in its ids: the same as a full grounding of it
+    /// computes.
+    pub fn instantiation(&self) -> Instantiation {
         let m = &self.mapping;
         let mut atoms: Vec<(RelId, Row)> = (self.atoms.iter())
             .filter_map(|(rel, row)| Some((m.relation_back(*rel)?, m.row_back(row)?)))
             .collect();
         atoms.sort_unstable();
-        let sources: FastMap<RuleId, (usize, &LiveRule)> = (self.enabled.values().flatten())
-            .filter_map(|e| Some((e.id, (e.source?, &*e.rule))))
-            .collect();
-        let forms = Forms::new(program, encoding, &exact);
-        let mut instances = Instances::default();
-        let mut ranges = Ranges::new(0);
-        for (id, row) in &self.bindings {
-            let (Some(&(source, rule)), Some(row)) = (sources.get(id), m.row_back(row)) else {
-                continue;
-            };
-            ranges.room(rule.vars);
-            let head_rel = program.rules[source].head.rel;
-            forms.instantiate(
-                source,
-                head_rel,
-                rule.binding(),
-                &row,
-                &mut ranges,
-                &mut instances,
-            );
-        }
+        let sources = self.sources();
+        let bindings = self.bindings.iter().map(|(id, row)| (*id, row));
+        let instances = instances(bindings, &sources, m, &self.forms);
         Instantiation {
             atoms,
-            is_static: exact,
+            is_static: self.exact.clone(),
             instances,
         }
     }
+
+    /// The last update's changes, when they are all there is to it: the update kept the
+    /// order of ids ([`LiveGame::keeps_order`]), the same relations are computed exactly,
+    /// and no atom that came or went is of a relation that an instance negates (its coming
+    /// or going would change instances the dataflow kept). `None` otherwise, and before any
+    /// update.
+    pub fn changes(&self) -> Option<Changes> {
+        let previous = self.previous.as_ref()?;
+        let (now, then) = (&self.mapping, &previous.mapping);
+        if !self.keeps_order() || previous.exact != in_space(now, &self.exact) {
+            return None;
+        }
+        let mut changes = Changes::default();
+        for (rel, row, diff) in &self.delta.atoms {
+            let (mapping, forms, atoms) = match diff > &0 {
+                true => (now, &self.forms, &mut changes.atoms_added),
+                false => (then, &previous.forms, &mut changes.atoms_removed),
+            };
+            let atom = (mapping.relation_back(*rel)?, mapping.row_back(row)?);
+            if forms.negates(atom.0) {
+                return None;
+            }
+            atoms.push(atom);
+        }
+        let bindings = |added: bool| {
+            (self.delta.bindings.iter())
+                .filter(move |(_, _, diff)| (*diff > 0) == added)
+                .map(|(id, row, _)| (*id, row))
+        };
+        changes.instances_added = instances(bindings(true), &self.sources(), now, &self.forms);
+        changes.instances_removed =
+            instances(bindings(false), &previous.sources, then, &previous.forms);
+        Some(changes)
+    }
+
+    /// Whether the last update kept the order of ids: every functor token and relation of
+    /// the previous version that the current one has keeps its relative order, so the atoms
+    /// and rules both versions have sort alike (`false` before any update).
+    pub fn keeps_order(&self) -> bool {
+        (self.previous.as_ref()).is_some_and(|p| self.mapping.keeps_order_of(&p.mapping))
+    }
+
+    /// The current version's atom of the previous version's `rel(row)`, if it has it.
+    pub fn carry(
+        &self,
+        rel: RelId,
+        row: &[crate::program::encoding::Token],
+    ) -> Option<(RelId, Row)> {
+        let then = &self.previous.as_ref()?.mapping;
+        let (rel, row) = (then.relation(rel), then.row(row));
+        Some((
+            self.mapping.relation_back(rel)?,
+            self.mapping.row_back(&row)?,
+        ))
+    }
+
+    /// Which of the current version's relations are computed exactly (static).
+    pub fn exact(&self) -> &[bool] {
+        &self.exact
+    }
+
+    /// The enabled rules with instances: each one's program rule and definition.
+    fn sources(&self) -> FastMap<RuleId, (usize, Arc<LiveRule>)> {
+        (self.enabled.values().flatten())
+            .filter_map(|e| Some((e.id, (e.source?, e.rule.clone()))))
+            .collect()
+    }
+}
+
+/// The instances of `bindings` (space ids) in a version's ids: `sources` its rules,
+/// `mapping` its ids, `forms` its instance forms. Bindings of other rules are skipped.
+fn instances<'a>(
+    bindings: impl Iterator<Item = (RuleId, &'a Row)>,
+    sources: &FastMap<RuleId, (usize, Arc<LiveRule>)>,
+    mapping: &Mapping,
+    forms: &Forms,
+) -> Instances {
+    let mut instances = Instances::default();
+    let mut ranges = Ranges::new(0);
+    for (id, row) in bindings {
+        let (Some((source, rule)), Some(row)) = (sources.get(&id), mapping.row_back(row)) else {
+            continue;
+        };
+        ranges.room(rule.vars);
+        forms.instantiate(*source, rule.binding(), &row, &mut ranges, &mut instances);
+    }
+    instances
+}
+
+/// The space ids of the relations `flags` marks (a version's relations).
+fn in_space(mapping: &Mapping, flags: &[bool]) -> Vec<RelId> {
+    let mut rels: Vec<RelId> = (0..flags.len() as RelId)
+        .filter(|&r| flags[r as usize])
+        .map(|r| mapping.relation(r))
+        .collect();
+    rels.sort_unstable();
+    rels
 }
 
 /// Applies net `changes` to `set`; how many records came and went.
-fn update<A: Eq + std::hash::Hash, B: Eq + std::hash::Hash>(
+fn update<A: Eq + std::hash::Hash + Clone, B: Eq + std::hash::Hash + Clone>(
     set: &mut FastSet<(A, B)>,
-    changes: Vec<(A, B, isize)>,
+    changes: &[(A, B, isize)],
 ) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
     for (a, b, diff) in changes {
-        if diff > 0 {
+        let (a, b) = (a.clone(), b.clone());
+        if *diff > 0 {
             set.insert((a, b));
             added += 1;
         } else {

@@ -20,7 +20,7 @@ mod rules;
 mod space;
 mod worker;
 
-pub use game::{Edit, LiveGame};
+pub use game::{Changes, Edit, LiveGame};
 
 use super::pattern::{Pattern, Row};
 use super::plan::RulePlan;

@@ -77,6 +77,20 @@ impl Space {
     }
 }
 
+/// Whether the ids `back` gives the space ids `ids` (absent ones, `u32::MAX`, skipped)
+/// increase along `ids`.
+fn increasing(ids: &[u32], back: &[u32]) -> bool {
+    let mut present = (ids.iter())
+        .filter_map(|&s| back.get(s as usize).copied())
+        .filter(|&id| id != u32::MAX);
+    let mut last = None;
+    present.all(|id| {
+        let ok = last.is_none_or(|l| l < id);
+        last = Some(id);
+        ok
+    })
+}
+
 impl Mapping {
     /// The space token of the version's `token`.
     fn token(&self, token: Token) -> Token {
@@ -109,6 +123,19 @@ impl Mapping {
         h.write_u32(self.relation(rel));
         row.iter().for_each(|&t| h.write_u32(self.token(t)));
         h.finish()
+    }
+
+    /// The version's `row` in space tokens.
+    pub fn row(&self, row: &[Token]) -> Row {
+        row.iter().map(|&t| self.token(t)).collect()
+    }
+
+    /// Whether the ids this version shares with `previous` (functor tokens and relations
+    /// both have) are in the same relative order in both: then sorting atoms or rules by id
+    /// orders the ones both versions have alike.
+    pub fn keeps_order_of(&self, previous: &Mapping) -> bool {
+        increasing(&previous.tokens, &self.back)
+            && increasing(&previous.relations, &self.relations_back)
     }
 
     /// The space id of the version's relation `rel`.

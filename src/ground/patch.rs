@@ -1,0 +1,325 @@
+//! Patching a ground program after an edit, instead of building it again: the instances
+//! that came and went are simplified against the facts (which the patch requires to stay
+//! the same), counted in and out of the rules they give, and only rules whose count starts
+//! or stops change the program.
+//!
+//! A patch gives up (`None`), and the caller runs the whole ground stage, when it cannot be
+//! sure of the result: a fact other than a static atom could come or go, a rule could start
+//! or stop subsuming another, or the versions number atoms in different orders.
+
+use super::rules::{GroundLiteral, Rule, Rules};
+use super::{head_end, simplify, subsumed_in, AtomId, GroundProgram};
+use crate::engine::{Instances, Row};
+use crate::hash::{FastMap, FastSet};
+use crate::program::encoding::Token;
+use crate::program::RelId;
+
+/// What patching a ground program needs beyond the program: how many instances give each
+/// rule (by [`rule_key`]), and the heads (atom keys) that lost a rule to subsumption.
+#[derive(Clone, Debug, Default)]
+pub struct Support {
+    pub(super) counts: FastMap<u64, u32>,
+    pub(super) subsumed: FastSet<u64>,
+}
+
+/// The new version's atoms, and where the previous version's went.
+pub struct Carried {
+    /// The new version's atoms, sorted.
+    pub atoms: Vec<(RelId, Row)>,
+    /// Each previous atom's id in the new version, if it is still there.
+    pub ids: Vec<Option<AtomId>>,
+}
+
+/// An edit, as the ground stage sees it.
+pub struct Patch<'a> {
+    /// The new version's atoms ([`carried_atoms`] makes them).
+    pub carried: Carried,
+    /// The keys of the previous version's atoms, by id.
+    pub previous_keys: &'a [u64],
+    /// The keys of the new version's atoms, by id.
+    pub keys: &'a [u64],
+    /// Which of the new version's relations are static.
+    pub is_static: &'a [bool],
+    /// Which of the previous version's relations are static (the same relations).
+    pub was_static: &'a [bool],
+    /// Instances that came (new ids).
+    pub added: &'a Instances,
+    /// Instances that went (previous ids).
+    pub removed: &'a Instances,
+}
+
+/// A patched ground program and what changed in it.
+pub struct Patched {
+    /// The new version's ground program.
+    pub ground: GroundProgram,
+    /// Its rules that are new (indices into it).
+    pub rules_added: Vec<usize>,
+    /// The previous program's rules that went (indices into it).
+    pub rules_removed: Vec<usize>,
+    /// Its facts that are new (atom ids).
+    pub facts_added: Vec<AtomId>,
+    /// The previous program's facts that went (atom ids).
+    pub facts_removed: Vec<AtomId>,
+}
+
+/// A rule's key from its atoms' keys (`keys`, by atom id): the same for the same rule in
+/// every version, whatever the order of its body (a set).
+pub fn rule_key(rule: Rule<'_>, keys: &[u64]) -> u64 {
+    let head = mix(keys[rule.head as usize] ^ 0x9e37_79b9_7f4a_7c15);
+    (rule.body.iter()).fold(head, |key, &(negated, a)| {
+        key.wrapping_add(mix(keys[a as usize] ^ negated as u64))
+    })
+}
+
+/// SplitMix64's finaliser: spreads a key's bits so that sums of keys do not collide.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The new version's atoms and each previous atom's new id: the previous `atoms` less
+/// `removed`, each carried to its new ids by `carry`, merged with `added`. `None` if the
+/// carried atoms are not in the same order as before, or one cannot be carried.
+pub fn carried_atoms(
+    atoms: &[(RelId, Row)],
+    removed: &[(RelId, Row)],
+    mut added: Vec<(RelId, Row)>,
+    carry: impl Fn(RelId, &[Token]) -> Option<(RelId, Row)>,
+) -> Option<Carried> {
+    let removed: FastSet<&(RelId, Row)> = removed.iter().collect();
+    added.sort_unstable();
+    let mut added = added.into_iter().peekable();
+    let mut merged = Vec::with_capacity(atoms.len() + added.len());
+    let mut carried = Vec::with_capacity(atoms.len());
+    for atom in atoms {
+        if removed.contains(atom) {
+            carried.push(None);
+            continue;
+        }
+        let atom = carry(atom.0, &atom.1)?;
+        while let Some(new) = added.next_if(|new| *new < atom) {
+            merged.push(new);
+        }
+        if merged.last().is_some_and(|last| *last >= atom) {
+            return None;
+        }
+        carried.push(Some(merged.len() as AtomId));
+        merged.push(atom);
+    }
+    merged.extend(added);
+    Some(Carried {
+        atoms: merged,
+        ids: carried,
+    })
+}
+
+/// A rule an edit adds or removes, with how many instances more (or fewer) give it.
+#[derive(Default)]
+struct Net {
+    count: i64,
+    /// The rule in the previous version's ids, if a removed instance gave it.
+    before: Option<(AtomId, Vec<GroundLiteral>)>,
+    /// The rule in the new version's ids, if an added instance gave it.
+    after: Option<(AtomId, Vec<GroundLiteral>)>,
+}
+
+impl GroundProgram {
+    /// This program patched by `patch`, with the facts and rules that came and went, and `support`
+    /// brought up to date; `None` (with `support` untouched) when a patch cannot be sure of
+    /// the result (see the module doc): then ground the new version in full.
+    pub fn patched(&self, support: &mut Support, patch: Patch<'_>) -> Option<Patched> {
+        let Carried {
+            atoms,
+            ids: carried,
+        } = patch.carried;
+        // Static atoms are facts, and come and go as the dataflow says (no instance keeps a
+        // static literal); every other fact stays, unless `tally` finds it could go.
+        let mut is_fact = vec![false; atoms.len()];
+        for (a, (rel, _)) in atoms.iter().enumerate() {
+            is_fact[a] = patch.is_static[*rel as usize];
+        }
+        let mut was_fact = vec![false; self.atoms.len()];
+        let mut facts_removed = Vec::new();
+        for &f in &self.facts {
+            was_fact[f as usize] = true;
+            match carried[f as usize] {
+                Some(a) => is_fact[a as usize] = true,
+                None if patch.was_static[self.atoms[f as usize].0 as usize] => {
+                    facts_removed.push(f)
+                }
+                None => return None,
+            }
+        }
+        let facts: Vec<AtomId> = (0..atoms.len() as AtomId)
+            .filter(|&a| is_fact[a as usize])
+            .collect();
+        let mut carried_facts = vec![false; atoms.len()];
+        (self.facts.iter())
+            .filter_map(|&f| carried[f as usize])
+            .for_each(|a| carried_facts[a as usize] = true);
+        let facts_added = (facts.iter())
+            .copied()
+            .filter(|&a| !carried_facts[a as usize])
+            .collect();
+        let mut net: FastMap<u64, Net> = FastMap::default();
+        tally(
+            patch.removed,
+            &self.atoms,
+            &was_fact,
+            patch.previous_keys,
+            -1,
+            &mut net,
+        )?;
+        tally(patch.added, &atoms, &is_fact, patch.keys, 1, &mut net)?;
+        let mut removed = Vec::new();
+        let mut added = Rules::default();
+        let mut counts = Vec::with_capacity(net.len());
+        for (key, n) in net {
+            let before = support.counts.get(&key).copied().unwrap_or(0) as i64;
+            let after = u32::try_from(before + n.count).ok()?;
+            if before > 0 && after == 0 {
+                let (head, body) = n.before?;
+                if support
+                    .subsumed
+                    .contains(&patch.previous_keys[head as usize])
+                {
+                    return None;
+                }
+                removed.push(find(&self.rules, Rule { head, body: &body })?);
+            } else if before == 0 && after > 0 {
+                let (head, body) = n.after?;
+                added.push(head, &body);
+            }
+            counts.push((key, after));
+        }
+        removed.sort_unstable();
+        let (rules, rules_added) = merge(&self.rules, &removed, added.sorted(), &carried)?;
+        // A new rule must neither subsume nor be subsumed by another of its head.
+        let mut last_head = None;
+        for &r in &rules_added {
+            let head = rules.get(r).head;
+            if last_head.replace(head) == Some(head) {
+                continue;
+            }
+            let start = (0..r).rev().find(|&i| rules.get(i).head != head);
+            let group = start.map_or(0, |s| s + 1)..head_end(&rules, r);
+            let mut subsumption = false;
+            subsumed_in(&rules, group, &mut |_| subsumption = true);
+            if subsumption {
+                return None;
+            }
+        }
+        for (key, count) in counts {
+            match count {
+                0 => support.counts.remove(&key),
+                n => support.counts.insert(key, n),
+            };
+        }
+        let ground = GroundProgram {
+            atoms,
+            facts,
+            rules,
+        };
+        Some(Patched {
+            ground,
+            rules_added,
+            rules_removed: removed,
+            facts_added,
+            facts_removed,
+        })
+    }
+}
+
+/// Counts the rules `instances` give into `net` (`sign` +1 for added instances, −1 for
+/// removed ones), their atoms among `atoms`, `is_fact` the facts, `keys` the atom keys.
+/// `None` if an instance makes or supports a fact: the facts could change.
+fn tally(
+    instances: &Instances,
+    atoms: &[(RelId, Row)],
+    is_fact: &[bool],
+    keys: &[u64],
+    sign: i64,
+    net: &mut FastMap<u64, Net>,
+) -> Option<()> {
+    let lookup = |rel: RelId, args: &[Token]| {
+        let i = atoms.binary_search_by(|(r, row)| (*r, &row[..]).cmp(&(rel, args)));
+        i.ok().map(|i| i as AtomId)
+    };
+    let mut body = Vec::new();
+    for instance in instances.iter() {
+        let Some(head) = simplify(&instance, &lookup, is_fact, &mut body) else {
+            continue;
+        };
+        if body.is_empty() && (sign < 0 || !is_fact[head as usize]) {
+            return None;
+        }
+        if is_fact[head as usize] {
+            continue;
+        }
+        let rule = Rule { head, body: &body };
+        let entry = net.entry(rule_key(rule, keys)).or_default();
+        entry.count += sign;
+        let side = if sign > 0 {
+            &mut entry.after
+        } else {
+            &mut entry.before
+        };
+        side.get_or_insert_with(|| (head, body.clone()));
+    }
+    Some(())
+}
+
+/// Where `rule` is in `rules` (sorted).
+fn find(rules: &Rules, rule: Rule<'_>) -> Option<usize> {
+    let (mut low, mut high) = (0, rules.len());
+    while low < high {
+        let mid = (low + high) / 2;
+        match rules.get(mid).cmp(&rule) {
+            std::cmp::Ordering::Less => low = mid + 1,
+            std::cmp::Ordering::Greater => high = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
+}
+
+/// `rules` less the indices `removed` (sorted), carried to new atom ids, merged with `added`
+/// (sorted, new ids); with the indices of the added rules in the result. `None` if a kept
+/// rule has an atom that is gone, or an added rule is already there.
+fn merge(
+    rules: &Rules,
+    removed: &[usize],
+    added: Rules,
+    carried: &[Option<AtomId>],
+) -> Option<(Rules, Vec<usize>)> {
+    let mut merged = Rules::default();
+    let mut positions = Vec::with_capacity(added.len());
+    let mut next = added.iter().peekable();
+    let mut removed = removed.iter().peekable();
+    let mut body = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        if removed.next_if_eq(&&r).is_some() {
+            continue;
+        }
+        let head = carried[rule.head as usize]?;
+        body.clear();
+        for &(negated, a) in rule.body {
+            body.push((negated, carried[a as usize]?));
+        }
+        let kept = Rule { head, body: &body };
+        while let Some(new) = next.next_if(|new| *new <= kept) {
+            if new == kept {
+                return None;
+            }
+            positions.push(merged.len());
+            merged.push(new.head, new.body);
+        }
+        merged.push(head, &body);
+    }
+    for new in next {
+        positions.push(merged.len());
+        merged.push(new.head, new.body);
+    }
+    Some((merged, positions))
+}
