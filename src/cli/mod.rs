@@ -68,9 +68,12 @@ enum Command {
     /// Ground a game live and re-ground it on every save of the file.
     ///
     /// Grounds once, then watches GAME: on each save it computes which rules changed, feeds
-    /// only those into the running dataflow, rewrites the output atomically and prints one
-    /// line: rules of P+ enabled/disabled, ground rules, facts and atoms of S* added/removed,
-    /// milliseconds (`--diff` also prints the ground rules and facts that changed). A save with
+    /// only those into the running dataflow, patches the ground game with the instances that
+    /// came and went, rewrites the output atomically and prints one line: rules of P+
+    /// enabled/disabled, ground rules, facts and atoms of S* added/removed, then the save's
+    /// milliseconds, the dataflow's, the ground game's and whether it was patched or rebuilt
+    /// by the whole ground stage (`--diff` also prints the ground rules and facts that
+    /// changed). A save with
     /// a syntax or check error prints the error with its location and leaves the last good
     /// output in place; fixing the file brings the output back.
     ///

@@ -87,6 +87,11 @@ impl Forms {
         }
     }
 
+    /// The relations rule `source`'s instances hold negated literals of.
+    pub fn negated_in(&self, source: usize) -> impl Iterator<Item = RelId> + '_ {
+        (self.rules[source].2.iter()).filter_map(|&(negated, rel, _)| negated.then_some(rel))
+    }
+
     /// Whether an instance may hold a negated literal of relation `rel`.
     pub fn negates(&self, rel: RelId) -> bool {
         self.negated.get(rel as usize).copied().unwrap_or(false)

@@ -89,7 +89,11 @@ impl Session {
                 in_order: true,
             });
         }
-        let (grounded, atom_keys, delta, patched) = match self.patch() {
+        // Patching costs about twice as much per changed instance as the whole ground stage
+        // per instance (hex: 3.5 against 1.8 µs): past a third of the instances, rebuild.
+        let changed = edit.instances_added + edit.instances_removed;
+        let patch = (changed <= self.game.instance_count() / 3).then(|| self.patch());
+        let (grounded, atom_keys, delta, patched) = match patch.flatten() {
             Some((ground, atom_keys, delta)) => {
                 let grounded = grounded(&self.game, ground, lowered, encoding);
                 (grounded, atom_keys, delta, true)

@@ -231,11 +231,14 @@ impl LiveGame {
         }
     }
 
-    /// The last update's changes, when they are all there is to it: the update kept the
-    /// order of ids ([`LiveGame::keeps_order`]), the same relations are computed exactly,
-    /// and no atom that came or went is of a relation that an instance negates (its coming
-    /// or going would change instances the dataflow kept). `None` otherwise, and before any
-    /// update.
+    /// The last update's changes, when the update kept the order of ids
+    /// ([`LiveGame::keeps_order`]) and the same relations are computed exactly; `None`
+    /// otherwise, and before any update.
+    ///
+    /// Besides the bindings that came and went, a binding the update kept counts as removed
+    /// and added again when its rule negates a relation some of whose atoms came or went: a
+    /// negation of an atom outside S* is dropped from an instance, so its instance may have
+    /// changed (those that did not cancel out when counted).
     pub fn changes(&self) -> Option<Changes> {
         let previous = self.previous.as_ref()?;
         let (now, then) = (&self.mapping, &previous.mapping);
@@ -243,6 +246,7 @@ impl LiveGame {
             return None;
         }
         let mut changes = Changes::default();
+        let mut negated = FastSet::default();
         for (rel, row, diff) in &self.delta.atoms {
             let (mapping, forms, atoms) = match diff > &0 {
                 true => (now, &self.forms, &mut changes.atoms_added),
@@ -250,18 +254,40 @@ impl LiveGame {
             };
             let atom = (mapping.relation_back(*rel)?, mapping.row_back(row)?);
             if forms.negates(atom.0) {
-                return None;
+                negated.insert(*rel);
             }
             atoms.push(atom);
         }
-        let bindings = |added: bool| {
-            (self.delta.bindings.iter())
-                .filter(move |(_, _, diff)| (*diff > 0) == added)
-                .map(|(id, row, _)| (*id, row))
-        };
-        changes.instances_added = instances(bindings(true), &self.sources(), now, &self.forms);
-        changes.instances_removed =
-            instances(bindings(false), &previous.sources, then, &previous.forms);
+        let (mut added, mut removed): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+        for (id, row, diff) in &self.delta.bindings {
+            match *diff > 0 {
+                true => added.push((*id, row)),
+                false => removed.push((*id, row)),
+            }
+        }
+        let sources = self.sources();
+        let touched: FastSet<RuleId> = (sources.iter())
+            .filter(|(_, (source, _))| {
+                (self.forms.negated_in(*source)).any(|rel| negated.contains(&now.relation(rel)))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        if !touched.is_empty() {
+            let fresh: FastSet<(RuleId, &Row)> = added.iter().copied().collect();
+            for (id, row) in &self.bindings {
+                if touched.contains(id) && !fresh.contains(&(*id, row)) {
+                    added.push((*id, row));
+                    removed.push((*id, row));
+                }
+            }
+        }
+        changes.instances_added = instances(added.into_iter(), &sources, now, &self.forms);
+        changes.instances_removed = instances(
+            removed.into_iter(),
+            &previous.sources,
+            then,
+            &previous.forms,
+        );
         Some(changes)
     }
 
@@ -284,6 +310,11 @@ impl LiveGame {
             self.mapping.relation_back(rel)?,
             self.mapping.row_back(&row)?,
         ))
+    }
+
+    /// How many rule instances the current version has.
+    pub fn instance_count(&self) -> usize {
+        self.bindings.len()
     }
 
     /// Which of the current version's relations are computed exactly (static).
