@@ -4,8 +4,9 @@
 //! or stops change the program.
 //!
 //! A patch gives up (`None`), and the caller runs the whole ground stage, when it cannot be
-//! sure of the result: a fact other than a static atom could come or go, a rule could start
-//! or stop subsuming another, or the versions number atoms in different orders.
+//! sure of the result: a fact other than a static atom could come or go, or a rule could
+//! start or stop subsuming another. When the versions number atoms in different orders the
+//! carried rules are sorted again instead of merged.
 
 use super::rules::{GroundLiteral, Rule, Rules};
 use super::{head_end, simplify, subsumed_in, AtomId, GroundProgram};
@@ -28,6 +29,8 @@ pub struct Carried {
     pub atoms: Vec<(RelId, Row)>,
     /// Each previous atom's id in the new version, if it is still there.
     pub ids: Vec<Option<AtomId>>,
+    /// Whether the carried atoms keep their order (then so do the carried rules).
+    pub in_order: bool,
 }
 
 /// An edit, as the ground stage sees it.
@@ -79,38 +82,39 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// The new version's atoms and each previous atom's new id: the previous `atoms` less
-/// `removed`, each carried to its new ids by `carry`, merged with `added`. `None` if the
-/// carried atoms are not in the same order as before, or one cannot be carried.
+/// `removed`, each carried to its new ids by `carry`, with `added`, sorted. `None` if an atom
+/// cannot be carried or is added twice.
 pub fn carried_atoms(
     atoms: &[(RelId, Row)],
     removed: &[(RelId, Row)],
-    mut added: Vec<(RelId, Row)>,
+    added: Vec<(RelId, Row)>,
     carry: impl Fn(RelId, &[Token]) -> Option<(RelId, Row)>,
 ) -> Option<Carried> {
     let removed: FastSet<&(RelId, Row)> = removed.iter().collect();
-    added.sort_unstable();
-    let mut added = added.into_iter().peekable();
-    let mut merged = Vec::with_capacity(atoms.len() + added.len());
-    let mut carried = Vec::with_capacity(atoms.len());
-    for atom in atoms {
-        if removed.contains(atom) {
-            carried.push(None);
-            continue;
+    // Every atom of the new version, with the previous id of the carried ones.
+    let mut all: Vec<((RelId, Row), AtomId)> = Vec::with_capacity(atoms.len() + added.len());
+    for (i, atom) in atoms.iter().enumerate() {
+        if !removed.contains(atom) {
+            all.push((carry(atom.0, &atom.1)?, i as AtomId));
         }
-        let atom = carry(atom.0, &atom.1)?;
-        while let Some(new) = added.next_if(|new| *new < atom) {
-            merged.push(new);
-        }
-        if merged.last().is_some_and(|last| *last >= atom) {
-            return None;
-        }
-        carried.push(Some(merged.len() as AtomId));
-        merged.push(atom);
     }
-    merged.extend(added);
+    let in_order = all.windows(2).all(|w| w[0].0 < w[1].0);
+    all.extend(added.into_iter().map(|atom| (atom, AtomId::MAX)));
+    // Carried atoms in order stay in order: sorting only places the added ones.
+    all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if all.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    let mut ids = vec![None; atoms.len()];
+    for (new, (_, old)) in all.iter().enumerate() {
+        if *old != AtomId::MAX {
+            ids[*old as usize] = Some(new as AtomId);
+        }
+    }
     Some(Carried {
-        atoms: merged,
-        ids: carried,
+        atoms: all.into_iter().map(|(atom, _)| atom).collect(),
+        ids,
+        in_order,
     })
 }
 
@@ -132,6 +136,7 @@ impl GroundProgram {
         let Carried {
             atoms,
             ids: carried,
+            in_order,
         } = patch.carried;
         // Static atoms are facts, and come and go as the dataflow says (no instance keeps a
         // static literal); every other fact stays, unless `tally` finds it could go.
@@ -194,7 +199,7 @@ impl GroundProgram {
             counts.push((key, after));
         }
         removed.sort_unstable();
-        let (rules, rules_added) = merge(&self.rules, &removed, added.sorted(), &carried)?;
+        let (rules, rules_added) = placed(&self.rules, &removed, added, &carried, in_order)?;
         // A new rule must neither subsume nor be subsumed by another of its head.
         let mut last_head = None;
         for &r in &rules_added {
@@ -284,42 +289,81 @@ fn find(rules: &Rules, rule: Rule<'_>) -> Option<usize> {
     None
 }
 
-/// `rules` less the indices `removed` (sorted), carried to new atom ids, merged with `added`
-/// (sorted, new ids); with the indices of the added rules in the result. `None` if a kept
-/// rule has an atom that is gone, or an added rule is already there.
-fn merge(
+/// `rules` less the indices `removed` (sorted), carried to new atom ids, with `added`
+/// (new ids), sorted; with the indices of the added rules in the result. Carried ids that
+/// keep their order (`in_order`) keep the kept rules in order, and `added` (sorted) is merged
+/// in; otherwise everything is sorted again. `None` if a kept rule has an atom that is gone,
+/// or an added rule is already there.
+fn placed(
     rules: &Rules,
     removed: &[usize],
     added: Rules,
     carried: &[Option<AtomId>],
+    in_order: bool,
 ) -> Option<(Rules, Vec<usize>)> {
-    let mut merged = Rules::default();
+    let mut all = Rules::default();
+    if !in_order {
+        carry_rules(rules, removed, carried, &mut |rule| {
+            all.push(rule.head, rule.body);
+            Some(())
+        })?;
+        let count = all.len() + added.len();
+        added.iter().for_each(|rule| all.push(rule.head, rule.body));
+        let sorted = all.sorted();
+        if sorted.len() != count {
+            return None;
+        }
+        let mut positions = (added.iter())
+            .map(|rule| find(&sorted, rule))
+            .collect::<Option<Vec<usize>>>()?;
+        positions.sort_unstable();
+        return Some((sorted, positions));
+    }
     let mut positions = Vec::with_capacity(added.len());
+    let added = added.sorted();
     let mut next = added.iter().peekable();
+    carry_rules(rules, removed, carried, &mut |kept| {
+        while let Some(new) = next.next_if(|new| *new <= kept) {
+            if new == kept {
+                return None;
+            }
+            positions.push(all.len());
+            all.push(new.head, new.body);
+        }
+        all.push(kept.head, kept.body);
+        Some(())
+    })?;
+    for new in next {
+        positions.push(all.len());
+        all.push(new.head, new.body);
+    }
+    Some((all, positions))
+}
+
+/// Calls `each`, in order, with every rule of `rules` but the indices `removed` (sorted),
+/// carried to new atom ids (its body sorted again). `None` if a rule has an atom that is
+/// gone, or `each` says so.
+fn carry_rules(
+    rules: &Rules,
+    removed: &[usize],
+    carried: &[Option<AtomId>],
+    each: &mut dyn FnMut(Rule<'_>) -> Option<()>,
+) -> Option<()> {
     let mut removed = removed.iter().peekable();
     let mut body = Vec::new();
     for (r, rule) in rules.iter().enumerate() {
         if removed.next_if_eq(&&r).is_some() {
             continue;
         }
-        let head = carried[rule.head as usize]?;
         body.clear();
         for &(negated, a) in rule.body {
             body.push((negated, carried[a as usize]?));
         }
-        let kept = Rule { head, body: &body };
-        while let Some(new) = next.next_if(|new| *new <= kept) {
-            if new == kept {
-                return None;
-            }
-            positions.push(merged.len());
-            merged.push(new.head, new.body);
-        }
-        merged.push(head, &body);
+        body.sort_unstable();
+        each(Rule {
+            head: carried[rule.head as usize]?,
+            body: &body,
+        })?;
     }
-    for new in next {
-        positions.push(merged.len());
-        merged.push(new.head, new.body);
-    }
-    Some((merged, positions))
+    Some(())
 }

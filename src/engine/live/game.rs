@@ -231,9 +231,8 @@ impl LiveGame {
         }
     }
 
-    /// The last update's changes, when the update kept the order of ids
-    /// ([`LiveGame::keeps_order`]) and the same relations are computed exactly; `None`
-    /// otherwise, and before any update.
+    /// The last update's changes, when the same relations are computed exactly before and
+    /// after it; `None` otherwise, and before any update.
     ///
     /// Besides the bindings that came and went, a binding the update kept counts as removed
     /// and added again when its rule negates a relation some of whose atoms came or went: a
@@ -242,7 +241,7 @@ impl LiveGame {
     pub fn changes(&self) -> Option<Changes> {
         let previous = self.previous.as_ref()?;
         let (now, then) = (&self.mapping, &previous.mapping);
-        if !self.keeps_order() || previous.exact != in_space(now, &self.exact) {
+        if previous.exact != in_space(now, &self.exact) {
             return None;
         }
         let mut changes = Changes::default();
