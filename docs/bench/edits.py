@@ -16,8 +16,10 @@ patched or rebuilt by the whole ground stage. Writes DIR/edits.md and DIR/edits.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
-GAMES = ["base/hex.kif", "base/skirmish.kif", "base/chess.kif", "base/breakthrough.kif",
-         "base/connectFour.kif"]
+# Chess last: its full grounding runs into the memory limit, and the machine is slow for a
+# while after (reclaiming that memory), which would disturb the games measured next.
+GAMES = ["base/hex.kif", "base/skirmish.kif", "base/breakthrough.kif", "base/connectFour.kif",
+         "base/chess.kif"]
 KEYWORDS = {"role", "init", "base", "input", "true", "next", "legal", "does", "goal", "terminal"}
 
 
