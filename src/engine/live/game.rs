@@ -235,9 +235,8 @@ impl LiveGame {
     /// after it; `None` otherwise, and before any update.
     ///
     /// Besides the bindings that came and went, a binding the update kept counts as removed
-    /// and added again when its rule negates a relation some of whose atoms came or went: a
-    /// negation of an atom outside S* is dropped from an instance, so its instance may have
-    /// changed (those that did not cancel out when counted).
+    /// and added again when its instance negates an atom that came or went: a negation of an
+    /// atom outside S* is dropped from an instance, so the instance changed.
     pub fn changes(&self) -> Option<Changes> {
         let previous = self.previous.as_ref()?;
         let (now, then) = (&self.mapping, &previous.mapping);
@@ -273,10 +272,17 @@ impl LiveGame {
             .collect();
         if !touched.is_empty() {
             let fresh: FastSet<(RuleId, &Row)> = added.iter().copied().collect();
+            let changed: FastSet<(RelId, Row)> = (self.delta.atoms.iter())
+                .map(|(rel, row, _)| (*rel, row.clone()))
+                .collect();
             for (id, row) in &self.bindings {
-                if touched.contains(id) && !fresh.contains(&(*id, row)) {
-                    added.push((*id, row));
-                    removed.push((*id, row));
+                let binding = (*id, row);
+                if touched.contains(id)
+                    && !fresh.contains(&binding)
+                    && self.negates_any(binding, &sources, &changed)
+                {
+                    added.push(binding);
+                    removed.push(binding);
                 }
             }
         }
@@ -288,6 +294,20 @@ impl LiveGame {
             &previous.forms,
         );
         Some(changes)
+    }
+
+    /// Whether the current version's instance of `binding` negates one of the atoms `changed`
+    /// (space ids).
+    fn negates_any(
+        &self,
+        binding: (RuleId, &Row),
+        sources: &FastMap<RuleId, (usize, Arc<LiveRule>)>,
+        changed: &FastSet<(RelId, Row)>,
+    ) -> bool {
+        let m = &self.mapping;
+        let instance = instances(std::iter::once(binding), sources, m, &self.forms);
+        let mut negated = instance.iter().flat_map(|i| i.body().filter(|l| l.0));
+        negated.any(|(_, rel, args)| changed.contains(&(m.relation(rel), m.row(args))))
     }
 
     /// Whether the last update kept the order of ids: every functor token and relation of
