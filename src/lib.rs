@@ -1,7 +1,7 @@
 //! gdlground: a bottom-up grounder for GDL game descriptions.
 //!
 //! The data flows one way: text → [`syntax`] tree → [`program`] (interned, normalised,
-//! checked) → … → [`write`]rs. Each stage is a module; no stage reaches back into an earlier
+//! checked) → … → [`write`](mod@write)rs. Each stage is a module; no stage reaches back into an earlier
 //! one. [`load`] strings the first stages together.
 
 pub mod analysis;

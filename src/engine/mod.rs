@@ -1,7 +1,7 @@
 //! The engine stage: a checked program → its reachable superset S* and the ground instances
 //! of its rules, computed on timely + differential-dataflow (GDL.md §2–3).
 //!
-//! Input: a classic [`Program`] and [`Options`]. Output: an [`Instantiation`]: the atoms of
+//! Input: a classic [`Program`](crate::program::Program) and [`Options`]. Output: an [`Instantiation`]: the atoms of
 //! S* and, for each rule with a dynamic head, its instances with static literals evaluated.
 //! Invariant: only this module imports timely or differential-dataflow; the atoms are sorted
 //! and the instances a set (each once, unordered; the ground stage sorts what it keeps), so

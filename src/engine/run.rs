@@ -131,7 +131,7 @@ pub fn shrinking(plan: &Plan, given: &Tables) -> Vec<(RelId, Vec<RelId>)> {
 pub struct Round {
     /// 0 for the derivation from the seeds, then 1, 2, …
     pub index: usize,
-    /// Rows the round retracts, per shrinking relation (in [`shrinking`] order).
+    /// Rows the round retracts, per shrinking relation (in the order of the shrinking relations).
     pub removed: Vec<usize>,
     /// Atoms of the derived (not given) relations after the round.
     pub atoms: usize,

@@ -42,7 +42,7 @@ pub struct Update<'a> {
     /// Whether the facts and rules both versions have are in the same order in both and
     /// written alike (the versions number atoms alike): then the new text can be made from
     /// the previous one by cutting and adding the delta's lines
-    /// ([`crate::write::spliced::Text::next`]).
+    /// ([`crate::write::spliced::Text::advance`]).
     pub in_order: bool,
 }
 

@@ -208,7 +208,8 @@ impl LiveGame {
         Ok(edit)
     }
 
-    /// [`Mapping::atom_key`] of the current version's atom `rel(row)`.
+    /// The key of the current version's atom `rel(row)`: a hash of its relation and tokens
+    /// in stable ids, the same in every version.
     pub fn atom_key(&self, rel: RelId, row: &[crate::program::encoding::Token]) -> u64 {
         self.mapping.atom_key(rel, row)
     }

@@ -2,7 +2,7 @@
 //!
 //! The compiled engine ([`super::instantiate`]) builds one chain of operators per rule: fast,
 //! but fixed once built. Here rules are data. A rule is a [`LiveRule`] (a chain of [`Op`]s over
-//! canonical literal [`Shape`]s) registered under a [`RuleId`] that is never reused, so its
+//! canonical literal shapes) registered under a [`RuleId`] that is never reused, so its
 //! definition is a pure function of its id; the dataflow's only rule input is the collection
 //! of enabled rule ids. One set of operators per stratum level evaluates every rule: partial
 //! bindings `(rule, step, values)` advance one join per iteration of the level's fixpoint,
