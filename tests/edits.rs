@@ -299,7 +299,7 @@ fn random_edits_reground_like_a_full_grounding() {
                     let atoms = atom_text(update.grounded, &next);
                     match update.in_order {
                         true => spliced.advance(&update.grounded.ground, &atoms, &update.delta),
-                        false => spliced = Text::new(&update.grounded.ground, &atoms),
+                        false => spliced.rebuild(&update.grounded.ground, &atoms),
                     }
                     assert!(
                         spliced.bytes() == b.as_bytes(),

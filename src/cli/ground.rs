@@ -305,7 +305,8 @@ impl Rendering {
         let atoms = AtomText::new(program, &grounded.encoding, self.notation);
         match (text.as_mut(), delta) {
             (Some(text), Some(delta)) => text.advance(&grounded.ground, &atoms, delta),
-            _ => *text = Some(Text::new(&grounded.ground, &atoms)),
+            (Some(text), None) => text.rebuild(&grounded.ground, &atoms),
+            (None, _) => *text = Some(Text::new(&grounded.ground, &atoms)),
         }
     }
 

@@ -25,10 +25,16 @@ pub struct Text {
 impl Text {
     /// The text of `ground`, its atoms spelled by `atoms`.
     pub fn new(ground: &GroundProgram, atoms: &AtomText<'_>) -> Text {
-        let all: Vec<usize> = (0..ground.rules.len()).collect();
         let mut text = Text::default();
-        text.spliced(ground, atoms, &ground.facts, &all, &mut std::iter::empty());
+        text.rebuild(ground, atoms);
         text
+    }
+
+    /// Makes this the text of `ground`, every line rendered afresh (into the spare buffers,
+    /// so that the next splice has warm ones too).
+    pub fn rebuild(&mut self, ground: &GroundProgram, atoms: &AtomText<'_>) {
+        let all: Vec<usize> = (0..ground.rules.len()).collect();
+        self.spliced(ground, atoms, &ground.facts, &all, &mut std::iter::empty());
     }
 
     /// Makes this the text of `ground`, the version after this text's one, when `delta` is
