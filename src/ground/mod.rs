@@ -205,18 +205,20 @@ const MAX_SUBSUMING: usize = 8;
 fn drop_subsumed(rules: Rules) -> (Rules, Vec<AtomId>) {
     let mut subsumed = vec![false; rules.len()];
     let mut heads = Vec::new();
+    let mut scratch = Subsets::default();
     let mut start = 0;
     while start < rules.len() {
         let group = start..head_end(&rules, start);
         start = group.end;
         let before = heads.len();
-        subsumed_in(&rules, group.clone(), &mut |r| {
+        subsumed_in(&rules, group.clone(), &mut scratch, &mut |r| {
             subsumed[r] = true;
             if heads.len() == before {
                 heads.push(rules.get(r).head);
             }
         });
     }
+    drop(scratch);
     if heads.is_empty() {
         return (rules, heads);
     }
@@ -231,11 +233,24 @@ fn head_end(rules: &Rules, start: usize) -> usize {
         .unwrap_or(rules.len())
 }
 
+/// Scratch room for [`subsumed_in`], reused from group to group (a game has as many groups
+/// as heads).
+#[derive(Default)]
+struct Subsets<'a> {
+    bodies: FastSet<&'a [GroundLiteral]>,
+    subset: Vec<GroundLiteral>,
+}
+
 /// Calls `found` with each rule of `group` (the rules of one head) whose body contains
 /// another's body. Only a body longer than the group's shortest can be, and it is checked by
 /// looking up each of its proper subsets among the group's bodies, for bodies of at most
 /// [`MAX_SUBSUMING`] literals.
-fn subsumed_in(rules: &Rules, group: std::ops::Range<usize>, found: &mut dyn FnMut(usize)) {
+fn subsumed_in<'a>(
+    rules: &'a Rules,
+    group: std::ops::Range<usize>,
+    scratch: &mut Subsets<'a>,
+    found: &mut dyn FnMut(usize),
+) {
     let shortest = group.clone().map(|r| rules.get(r).body.len()).min();
     let candidate = |r: usize| {
         let k = rules.get(r).body.len();
@@ -244,8 +259,9 @@ fn subsumed_in(rules: &Rules, group: std::ops::Range<usize>, found: &mut dyn FnM
     if !group.clone().any(candidate) {
         return;
     }
-    let bodies: FastSet<&[GroundLiteral]> = group.clone().map(|r| rules.get(r).body).collect();
-    let mut subset = Vec::with_capacity(MAX_SUBSUMING);
+    let Subsets { bodies, subset } = scratch;
+    bodies.clear();
+    bodies.extend(group.clone().map(|r| rules.get(r).body));
     for r in group.filter(|&r| candidate(r)) {
         let body = rules.get(r).body;
         let k = body.len();

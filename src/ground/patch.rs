@@ -9,7 +9,7 @@
 //! carried rules are sorted again instead of merged.
 
 use super::rules::{GroundLiteral, Rule, Rules};
-use super::{head_end, simplify, subsumed_in, AtomId, GroundProgram};
+use super::{head_end, simplify, subsumed_in, AtomId, GroundProgram, Subsets};
 use crate::engine::{Instances, Row};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
@@ -202,6 +202,7 @@ impl GroundProgram {
         let (rules, rules_added) = placed(&self.rules, &removed, added, &carried, in_order)?;
         // A new rule must neither subsume nor be subsumed by another of its head.
         let mut last_head = None;
+        let mut scratch = Subsets::default();
         for &r in &rules_added {
             let head = rules.get(r).head;
             if last_head.replace(head) == Some(head) {
@@ -210,7 +211,7 @@ impl GroundProgram {
             let start = (0..r).rev().find(|&i| rules.get(i).head != head);
             let group = start.map_or(0, |s| s + 1)..head_end(&rules, r);
             let mut subsumption = false;
-            subsumed_in(&rules, group, &mut |_| subsumption = true);
+            subsumed_in(&rules, group, &mut scratch, &mut |_| subsumption = true);
             if subsumption {
                 return None;
             }

@@ -23,7 +23,8 @@ pub struct GroundDelta {
 }
 
 /// A ground program's atoms, facts and rules by version-independent keys, sorted: one side
-/// of a comparison, kept until the next edit.
+/// of a comparison (made when an edit rebuilds the ground game; a patch gives its delta
+/// directly).
 #[derive(Clone, Debug, Default)]
 pub struct Keys {
     atoms: Vec<(u64, usize)>,

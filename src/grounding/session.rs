@@ -127,9 +127,7 @@ impl Session {
         let carry = |rel, row: &[_]| self.game.carry(rel, row);
         let added = changes.atoms_added.clone();
         let carried = carried_atoms(&previous.atoms, &changes.atoms_removed, added, carry)?;
-        let keys: Vec<u64> = (carried.atoms.iter())
-            .map(|(rel, row)| self.game.atom_key(*rel, row))
-            .collect();
+        let keys = self.game.atom_keys(&carried.atoms);
         let patch = Patch {
             carried,
             previous_keys: &self.atom_keys,
@@ -169,9 +167,7 @@ fn ground_of(
     encoding: Encoding,
 ) -> (Grounded, Vec<u64>, Support) {
     let instantiation = game.instantiation();
-    let keys: Vec<u64> = (instantiation.atoms.iter())
-        .map(|(rel, row)| game.atom_key(*rel, row))
-        .collect();
+    let keys = game.atom_keys(&instantiation.atoms);
     let (ground, support) = GroundProgram::with_support(&instantiation, workers, &keys);
     (grounded(game, ground, lowered, encoding), keys, support)
 }

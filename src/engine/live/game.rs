@@ -208,10 +208,12 @@ impl LiveGame {
         Ok(edit)
     }
 
-    /// The key of the current version's atom `rel(row)`: a hash of its relation and tokens
-    /// in stable ids, the same in every version.
-    pub fn atom_key(&self, rel: RelId, row: &[crate::program::encoding::Token]) -> u64 {
-        self.mapping.atom_key(rel, row)
+    /// The keys of the current version's `atoms`: hashes of their relations and tokens in
+    /// stable ids, the same in every version.
+    pub fn atom_keys(&self, atoms: &[(RelId, Row)]) -> Vec<u64> {
+        (atoms.iter())
+            .map(|(rel, row)| self.mapping.atom_key(*rel, row))
+            .collect()
     }
 
     /// The current version's instantiation, in its ids: the same as a full grounding of it
