@@ -486,3 +486,63 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     assert!(child.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
 }
+
+/// A small game whose ground program has atoms that are in S* but false: `d(X)` is a derived
+/// fact, so every rule of `w(X)` dies, and the second rule of `u` too. `big` gives the game
+/// enough instances that an edit touching a few of them is patched.
+const FALSE_ATOMS: &str = "
+(role r)
+(num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8) (num 9) (num 10)
+(p a) (p b)
+(init (on a))
+(init (cell 1)) (init (cell 2)) (init (cell 3)) (init (cell 4)) (init (cell 5))
+(init (cell 6)) (init (cell 7)) (init (cell 8)) (init (cell 9)) (init (cell 10))
+(<= (next (cell ?x)) (true (cell ?x)))
+(<= (big ?x ?y) (true (cell ?x)) (num ?y))
+(<= (d ?x) (p ?x))
+(<= (d ?x) (true (on ?x)))
+(<= (w ?x) (p ?x) (not (d ?x)))
+(<= (u) (true (on a)))
+(<= (u) (p a) (not (d a)))
+(<= (legal r (go ?x)) (w ?x))
+(<= (legal r stay) (u))
+(<= (legal r noop) (true (on a)))
+(<= (next (on ?x)) (does r (go ?x)))
+(<= (next (on a)) (does r noop))
+(<= terminal (true (on b)))
+(<= (goal r 100) (true (on b)))
+(<= (goal r 0) (not (true (on b))))
+";
+
+/// Edits that make an atom that rules read false, or make a false one derivable again,
+/// change rules the edit does not touch: the session re-grounds them like a full grounding
+/// (and patches an edit that does neither).
+#[test]
+fn edits_that_make_read_atoms_false_or_true_again_reground_like_a_full_grounding() {
+    let first = program(FALSE_ATOMS, Syntax::Kif).expect("a valid game");
+    let mut session = Session::start(&first, &options(1)).expect("grounds");
+    let patchable = "(<= (goal r 50) (true (on a)) (big 2 2))";
+    let versions = [
+        // A new rule that reads the false `w(a)`, then gone again.
+        FALSE_ATOMS.replace("(role r)", "(role r) (<= (legal r (jump ?x)) (w ?x))"),
+        FALSE_ATOMS.to_string(),
+        // `w(a)` derivable again, then false again: `legal(r, go(a))` comes and goes.
+        FALSE_ATOMS.replace("(role r)", "(role r) (<= (w ?x) (true (on ?x)))"),
+        FALSE_ATOMS.to_string(),
+        // `u` loses its only live rule: `legal(r, stay)` goes.
+        FALSE_ATOMS.replace("(<= (u) (true (on a)))", ""),
+        FALSE_ATOMS.to_string(),
+        // Neither: patched.
+        FALSE_ATOMS.replace("(role r)", &format!("(role r) {patchable}")),
+    ];
+    for (i, text) in versions.iter().enumerate() {
+        let next = program(text, Syntax::Kif).expect("a valid game");
+        let full = ground(&next, &options(1)).expect("grounds");
+        let update = session.apply(&next).expect("re-grounds");
+        let (live, full) = (written(update.grounded, &next), written(&full, &next));
+        assert!(live == full, "version {i}:\nlive:\n{live}\nfull:\n{full}");
+        if text.contains(patchable) {
+            assert!(update.patched, "version {i} is patched");
+        }
+    }
+}

@@ -144,6 +144,9 @@ pub struct Instantiation {
     pub atoms: Vec<(RelId, Row)>,
     /// Whether each relation is static (its atoms in S* are exactly the true ones).
     pub is_static: Vec<bool>,
+    /// Whether each relation is given by the state or the moves
+    /// ([`Program::given_relations`](crate::program::Program::given_relations)).
+    pub is_given: Vec<bool>,
     /// Instances of rules with dynamic heads, in no particular order (the ground stage sorts
     /// what it keeps).
     pub instances: Instances,

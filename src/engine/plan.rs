@@ -96,6 +96,9 @@ pub struct Plan {
     /// Whether each relation is static and computed exactly (see
     /// [`Dependencies::exact_relations`]); the others are over-approximated.
     pub is_static: Vec<bool>,
+    /// Whether each relation is given by the state or the moves
+    /// ([`Program::given_relations`]).
+    pub is_given: Vec<bool>,
     /// The arity of each functor token.
     pub arities: std::sync::Arc<Vec<u32>>,
     /// With [`Part::Loop`]: the given relations the reduction loop shrinks and the relations
@@ -175,6 +178,7 @@ impl Plan {
             components,
             rules,
             is_static,
+            is_given: program.given_relations(),
             arities: std::sync::Arc::new(encoding.arities()),
             supports: if part == Part::Loop {
                 supports(program)

@@ -77,6 +77,7 @@ pub fn gather(
     Instantiation {
         atoms,
         is_static: plan.is_static.clone(),
+        is_given: plan.is_given.clone(),
         instances,
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! Input: an [`Instantiation`]. Output: atoms numbered in a canonical order, facts, and
 //! ground rules with impossible negations dropped, rules killed by a fact negation removed,
-//! bodies as sets (sorted, each literal once), duplicate rules once. Invariant: the same instantiation always gives the same program.
+//! rules that need an atom nothing can derive removed, bodies as sets (sorted, each literal
+//! once), duplicate rules once. Invariant: the same instantiation always gives the same
+//! program.
 
 use crate::engine::{Instance, Instantiation, Row};
 use crate::hash::{FastMap, FastSet};
@@ -46,9 +48,10 @@ pub struct Counts {
 
 impl GroundProgram {
     /// Builds and simplifies the ground program of `instantiation`: static literals and
-    /// impossible negations dropped, then facts propagated to a fixpoint (a rule whose
-    /// positive literals are all facts and that has no negative literal left is a fact; a
-    /// rule with a negated fact is dead; a rule for a fact is redundant). The instances are
+    /// impossible negations dropped, then atoms decided to a fixpoint (a rule whose literals
+    /// all hold is a fact; a rule with a literal that fails is dead; a rule for a fact is
+    /// redundant; an atom without a live rule, not given by the state or the moves, is false:
+    /// GDL's closed world). The instances are
     /// turned into rules on up to `threads` threads. The result does not depend on the order
     /// of the instances, nor on `threads`.
     pub fn new(instantiation: &Instantiation, threads: usize) -> GroundProgram {
@@ -77,10 +80,12 @@ impl GroundProgram {
             .enumerate()
             .map(|(i, (r, row))| ((*r, &row[..]), i as AtomId))
             .collect();
-        let mut is_fact = vec![false; atoms.len()];
-        for (i, (rel, _)) in atoms.iter().enumerate() {
-            is_fact[i] = instantiation.is_static[*rel as usize];
-        }
+        let mut is_fact: Vec<bool> = (atoms.iter())
+            .map(|(rel, _)| instantiation.is_static[*rel as usize])
+            .collect();
+        let given: Vec<bool> = (atoms.iter())
+            .map(|(rel, _)| instantiation.is_given[*rel as usize])
+            .collect();
         let threads = threads.max(1);
         let mut groups: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
         for (i, part) in instantiation.instances.parts().enumerate() {
@@ -102,12 +107,13 @@ impl GroundProgram {
                 rules.append(handle.join().expect("a ground stage thread panicked"));
             }
         });
-        propagate_facts(&mut rules, &mut is_fact);
+        let read_false = propagate(&mut rules, &mut is_fact, &given);
         let mut support = Support::default();
         if let Some(keys) = atom_keys {
             for rule in rules.iter() {
                 *support.counts.entry(rule_key(rule, keys)).or_default() += 1;
             }
+            support.read_false = read_false.iter().map(|&a| keys[a as usize]).collect();
         }
         let (rules, subsumed) = drop_subsumed(rules.sorted());
         if let Some(keys) = atom_keys {
@@ -276,58 +282,84 @@ fn subsumed_in<'a>(
     }
 }
 
-/// Derives facts to a fixpoint: a rule with an empty body makes its head a fact; a fact
-/// removes itself from positive bodies and kills the rules that negate it. Leaves the live
-/// rules for atoms that are not facts, with bodies without facts: one per instance, in the
-/// instances' order.
-fn propagate_facts(rules: &mut Rules, is_fact: &mut [bool]) {
+/// Decides atoms to a fixpoint, both ways. True: a rule with an empty body makes its head a
+/// fact. False: an atom that is neither a fact nor `given` (by the state or the moves) and
+/// has no live rule left. A true atom leaves positive bodies and kills the rules that negate
+/// it; a false one kills the rules that need it and leaves negative bodies. Leaves the live
+/// rules for atoms that are not facts, with bodies of undecided atoms only: one per
+/// instance, in the instances' order. Returns the false atoms that some rule read (what a
+/// [`Support`] must remember: they had rules to revive).
+fn propagate(rules: &mut Rules, is_fact: &mut [bool], given: &[bool]) -> Vec<AtomId> {
+    let atoms = is_fact.len();
     // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
-    let mut starts = vec![0usize; is_fact.len() + 1];
+    let mut starts = vec![0usize; atoms + 1];
+    let mut alive = vec![0u32; atoms];
     for rule in rules.iter() {
+        alive[rule.head as usize] += 1;
         rule.body
             .iter()
             .for_each(|&(_, a)| starts[a as usize + 1] += 1);
     }
-    for a in 0..is_fact.len() {
+    for a in 0..atoms {
         starts[a + 1] += starts[a];
     }
     let mut fill = starts.clone();
-    let mut occurrences = vec![(0u32, false); starts[is_fact.len()]];
+    let mut occurrences = vec![(0u32, false); starts[atoms]];
     for (r, rule) in rules.iter().enumerate() {
         for &(negated, a) in rule.body {
             occurrences[fill[a as usize]] = (r as u32, negated);
             fill[a as usize] += 1;
         }
     }
+    drop(fill);
     let mut open: Vec<u32> = rules.iter().map(|r| r.body.len() as u32).collect();
     let mut dead = vec![false; rules.len()];
-    let mut queue: Vec<AtomId> = Vec::new();
+    let mut is_false = vec![false; atoms];
+    // Decided atoms not yet propagated: (atom, whether true).
+    let mut queue: Vec<(AtomId, bool)> = Vec::new();
     for rule in rules.iter() {
         if rule.body.is_empty() && !is_fact[rule.head as usize] {
             is_fact[rule.head as usize] = true;
-            queue.push(rule.head);
+            queue.push((rule.head, true));
         }
     }
-    while let Some(a) = queue.pop() {
+    for a in 0..atoms {
+        if alive[a] == 0 && !is_fact[a] && !given[a] {
+            is_false[a] = true;
+            queue.push((a as AtomId, false));
+        }
+    }
+    while let Some((a, holds)) = queue.pop() {
         for &(r, negated) in &occurrences[starts[a as usize]..starts[a as usize + 1]] {
             let r = r as usize;
             if dead[r] {
                 continue;
             }
-            if negated {
+            let head = rules.get(r).head as usize;
+            if negated == holds {
                 dead[r] = true;
+                alive[head] -= 1;
+                if alive[head] == 0 && !is_fact[head] && !given[head] {
+                    is_false[head] = true;
+                    queue.push((head as AtomId, false));
+                }
                 continue;
             }
             open[r] -= 1;
-            let head = rules.get(r).head as usize;
             if open[r] == 0 && !is_fact[head] {
                 is_fact[head] = true;
-                queue.push(head as AtomId);
+                queue.push((head as AtomId, true));
             }
         }
     }
+    let read_false = (0..atoms)
+        .filter(|&a| is_false[a] && starts[a] < starts[a + 1])
+        .map(|a| a as AtomId)
+        .collect();
     let live = |r: usize, rule: Rule<'_>| !dead[r] && !is_fact[rule.head as usize];
-    *rules = std::mem::take(rules).filtered(live, |(_, a)| !is_fact[a as usize]);
+    let undecided = |(_, a): GroundLiteral| !is_fact[a as usize] && !is_false[a as usize];
+    *rules = std::mem::take(rules).filtered(live, undecided);
+    read_false
 }
 
 #[cfg(test)]
@@ -373,13 +405,41 @@ mod tests {
             (2, &[(true, 1), (false, 3)]),
             (4, &[(false, 1), (false, 3)]),
         ];
+        let given = [false, false, false, true, false];
         let reversed: Vec<_> = list.iter().rev().copied().collect();
         for list in [list, reversed] {
             let (mut rules, mut is_fact) = (rules(&list), vec![false; 5]);
-            propagate_facts(&mut rules, &mut is_fact);
+            let read_false = propagate(&mut rules, &mut is_fact, &given);
             let rules = rules.sorted();
             assert_eq!(is_fact, vec![true, true, false, false, false]);
             assert_eq!(rules, self::rules(&[(4, &[(false, 3)])]));
+            assert!(read_false.is_empty());
+        }
+    }
+
+    /// An atom with no rule that the state does not give is false, and so is one whose rules
+    /// all die: rules that need it die, negations of it are dropped (here making a fact), and
+    /// a given atom is never false for want of a rule.
+    #[test]
+    fn atoms_nothing_derives_are_false_to_a_fixpoint() {
+        let list: Vec<(AtomId, &[(bool, AtomId)])> = vec![
+            (1, &[(false, 0), (false, 5)]),
+            (2, &[(false, 1)]),
+            (3, &[(true, 2)]),
+            (4, &[(false, 2), (false, 5)]),
+            (4, &[(false, 5), (true, 6)]),
+        ];
+        let given = [false, false, false, false, false, true, false];
+        let reversed: Vec<_> = list.iter().rev().copied().collect();
+        for list in [list, reversed] {
+            let (mut rules, mut is_fact) = (rules(&list), vec![false; 7]);
+            let read_false = propagate(&mut rules, &mut is_fact, &given);
+            assert_eq!(
+                is_fact,
+                vec![false, false, false, true, false, false, false]
+            );
+            assert_eq!(rules.sorted(), self::rules(&[(4, &[(false, 5)])]));
+            assert_eq!(read_false, vec![0, 1, 2, 6]);
         }
     }
 }

@@ -4,7 +4,8 @@
 //! or stops change the program.
 //!
 //! A patch gives up (`None`), and the caller runs the whole ground stage, when it cannot be
-//! sure of the result: a fact other than a static atom could come or go, or a rule could
+//! sure of the result: a fact other than a static atom could come or go, an atom that some
+//! rule reads could become false for want of rules or stop being false, or a rule could
 //! start or stop subsuming another. When the versions number atoms in different orders the
 //! carried rules are sorted again instead of merged.
 
@@ -16,11 +17,14 @@ use crate::program::encoding::Token;
 use crate::program::RelId;
 
 /// What patching a ground program needs beyond the program: how many instances give each
-/// rule (by [`rule_key`]), and the heads (atom keys) that lost a rule to subsumption.
+/// rule (by [`rule_key`]), the heads (atom keys) that lost a rule to subsumption, and the
+/// false atoms (keys) that rules read: rules died or lost literals for them, which the
+/// program no longer shows.
 #[derive(Clone, Debug, Default)]
 pub struct Support {
     pub(super) counts: FastMap<u64, u32>,
     pub(super) subsumed: FastSet<u64>,
+    pub(super) read_false: FastSet<u64>,
 }
 
 /// The new version's atoms, and where the previous version's went.
@@ -45,6 +49,8 @@ pub struct Patch<'a> {
     pub is_static: &'a [bool],
     /// Which of the previous version's relations are static (the same relations).
     pub was_static: &'a [bool],
+    /// Which of the new version's relations the state or the moves give.
+    pub is_given: &'a [bool],
     /// Instances that came (new ids).
     pub added: &'a Instances,
     /// Instances that went (previous ids).
@@ -200,6 +206,28 @@ impl GroundProgram {
         }
         removed.sort_unstable();
         let (rules, rules_added) = placed(&self.rules, &removed, added, &carried, in_order)?;
+        let undecided =
+            |a: AtomId| !is_fact[a as usize] && !patch.is_given[atoms[a as usize].0 as usize];
+        // An added rule must not revive a false atom, nor read one (it would be dead or lose
+        // the literal).
+        for &r in &rules_added {
+            let rule = rules.get(r);
+            if support.read_false.contains(&patch.keys[rule.head as usize])
+                || (rule.body.iter()).any(|&(_, a)| undecided(a) && !has_rules(&rules, a))
+            {
+                return None;
+            }
+        }
+        // A head whose last rule went is false now: nothing may read it.
+        let falsified: FastSet<AtomId> = (removed.iter())
+            .filter_map(|&r| carried[self.rules.get(r).head as usize])
+            .filter(|&a| undecided(a) && !has_rules(&rules, a))
+            .collect();
+        if !falsified.is_empty()
+            && (rules.iter()).any(|rule| rule.body.iter().any(|(_, a)| falsified.contains(a)))
+        {
+            return None;
+        }
         // A new rule must neither subsume nor be subsumed by another of its head.
         let mut last_head = None;
         let mut scratch = Subsets::default();
@@ -276,18 +304,30 @@ fn tally(
     Some(())
 }
 
-/// Where `rule` is in `rules` (sorted).
-fn find(rules: &Rules, rule: Rule<'_>) -> Option<usize> {
-    let (mut low, mut high) = (0, rules.len());
+/// Whether `rules` (sorted) has a rule for `head`.
+fn has_rules(rules: &Rules, head: AtomId) -> bool {
+    let first = partition(rules.len(), |r| rules.get(r).head < head);
+    first < rules.len() && rules.get(first).head == head
+}
+
+/// The first index in `0..len` for which `before` is false (`before` true on a prefix).
+fn partition(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
     while low < high {
         let mid = (low + high) / 2;
-        match rules.get(mid).cmp(&rule) {
-            std::cmp::Ordering::Less => low = mid + 1,
-            std::cmp::Ordering::Greater => high = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
+        if before(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
         }
     }
-    None
+    low
+}
+
+/// Where `rule` is in `rules` (sorted).
+fn find(rules: &Rules, rule: Rule<'_>) -> Option<usize> {
+    let at = partition(rules.len(), |r| rules.get(r) < rule);
+    (at < rules.len() && rules.get(at) == rule).then_some(at)
 }
 
 /// `rules` less the indices `removed` (sorted), carried to new atom ids, with `added`

@@ -133,6 +133,7 @@ impl Session {
             previous_keys: &self.atom_keys,
             keys: &keys,
             is_static: self.game.exact(),
+            is_given: self.game.given(),
             was_static: &self.grounded.instantiation.is_static,
             added: &changes.instances_added,
             removed: &changes.instances_removed,
@@ -182,6 +183,7 @@ fn grounded(
     let instantiation = Instantiation {
         atoms: ground.atoms.clone(),
         is_static: game.exact().to_vec(),
+        is_given: game.given().to_vec(),
         instances: Default::default(),
     };
     Grounded {

@@ -291,6 +291,19 @@ impl Program {
         }
     }
 
+    /// Which relations the state or the moves give (the heads of the [`dynamics`]
+    /// rules: `true` and `does`, or an operations game's fluents and performed actions):
+    /// their atoms can hold with no rule of the ground program deriving them.
+    ///
+    /// [`dynamics`]: Program::dynamics
+    pub fn given_relations(&self) -> Vec<bool> {
+        let mut given = vec![false; self.relations.len()];
+        for rule in &self.dynamics {
+            given[rule.head.rel as usize] = true;
+        }
+        given
+    }
+
     /// The GDL keyword relation `rel` is, in this program's model.
     pub fn keyword(&self, rel: RelId) -> Option<Keyword> {
         Keyword::of(self.model, self.relation_name(rel))

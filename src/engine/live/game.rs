@@ -82,6 +82,8 @@ pub struct LiveGame {
     bindings: FastSet<(RuleId, Row)>,
     /// Which relations of the current version are computed exactly.
     exact: Vec<bool>,
+    /// Which relations of the current version the state or the moves give.
+    given: Vec<bool>,
     /// The current version's instance forms.
     forms: Forms,
     /// The version before the last update.
@@ -111,6 +113,7 @@ impl LiveGame {
             atoms: FastSet::default(),
             bindings: FastSet::default(),
             exact: Vec::new(),
+            given: Vec::new(),
             forms: Forms::default(),
             previous: None,
             delta: Delta::default(),
@@ -203,6 +206,7 @@ impl LiveGame {
             exact: exact_before,
         });
         self.exact = exact;
+        self.given = program.given_relations();
         self.delta = delta;
         edit.elapsed = start.elapsed();
         Ok(edit)
@@ -230,6 +234,7 @@ impl LiveGame {
         Instantiation {
             atoms,
             is_static: self.exact.clone(),
+            is_given: self.given.clone(),
             instances,
         }
     }
@@ -342,6 +347,11 @@ impl LiveGame {
     /// Which of the current version's relations are computed exactly (static).
     pub fn exact(&self) -> &[bool] {
         &self.exact
+    }
+
+    /// Which of the current version's relations the state or the moves give.
+    pub fn given(&self) -> &[bool] {
+        &self.given
     }
 
     /// The enabled rules with instances: each one's program rule and definition.
