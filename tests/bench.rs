@@ -26,18 +26,20 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs gdlground with `args`; its stdout, or a panic with its stderr.
-fn gdlground(args: &[&str]) -> String {
+/// Runs gdlground with `args`; its stdout and stderr, or a panic with its stderr.
+fn gdlground_with_log(args: &[&str]) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_gdlground"))
         .args(args)
         .output()
         .expect("gdlground runs");
-    assert!(
-        out.status.success(),
-        "gdlground {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "gdlground {args:?} failed:\n{stderr}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
+/// Runs gdlground with `args`; its stdout, or a panic with its stderr.
+fn gdlground(args: &[&str]) -> String {
+    gdlground_with_log(args).0
 }
 
 fn text(path: &Path) -> &str {
@@ -53,7 +55,7 @@ fn bench_writes_the_report_and_finds_s_star_within_s() {
     let hex = temp.0.join("hex_3.kif");
     std::fs::write(&hex, gdlground(&["generate", "hex", "3"])).expect("write the hex game");
     let out = temp.0.join("out");
-    let summary = gdlground(&[
+    let (summary, log) = gdlground_with_log(&[
         "bench",
         "examples/tictactoe.kif",
         text(&hex),
@@ -63,6 +65,11 @@ fn bench_writes_the_report_and_finds_s_star_within_s() {
         text(&out),
     ]);
     assert!(summary.contains("S* ⊆ S: 2 of 2"), "{summary}");
+    // Not on a terminal: one line per game instead of a progress bar.
+    assert!(
+        log.contains("[1/2] examples/tictactoe.kif: ours -w 1 ") && log.contains("[2/2] "),
+        "{log}"
+    );
     for file in [
         "results.csv",
         "report.md",

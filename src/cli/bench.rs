@@ -6,6 +6,7 @@ use gdlground::bench::report::Context;
 use gdlground::bench::{game, machine, summary, write_results, Row};
 use gdlground::oracle::Tool;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -124,8 +125,10 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-/// Measures `games` one after the other, with a progress bar on a terminal.
+/// Measures `games` one after the other, with a progress bar on a terminal, else (a log, a
+/// CI job) one line per game once it is measured.
 fn measure_all(games: &[PathBuf], options: &game::Options) -> Vec<Row> {
+    let plain = !std::io::stderr().is_terminal();
     let bar = ProgressBar::new(games.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}")
@@ -136,11 +139,44 @@ fn measure_all(games: &[PathBuf], options: &game::Options) -> Vec<Row> {
     for game in games {
         let name = game.display().to_string();
         let mut step = |what: &str| bar.set_message(format!("{name}: {what}"));
-        rows.extend(game::measure(game, options, &mut step));
+        let measured = game::measure(game, options, &mut step);
+        if plain {
+            eprintln!(
+                "[{}/{}] {}",
+                bar.position() + 1,
+                games.len(),
+                measured_line(&name, &measured)
+            );
+        }
+        rows.extend(measured);
         bar.inc(1);
     }
     bar.finish_and_clear();
     rows
+}
+
+/// A game's rows in one line: our median time at each worker count, gringo's.
+fn measured_line(name: &str, rows: &[Row]) -> String {
+    let time = |status: &dyn std::fmt::Display, wall: Option<Duration>| match wall {
+        Some(wall) => format!("{} ms", wall.as_millis()),
+        None => status.to_string(),
+    };
+    let ours: Vec<String> = (rows.iter())
+        .map(|r| {
+            format!(
+                "-w {} {}",
+                r.ours.workers,
+                time(&r.ours.status, r.ours.wall)
+            )
+        })
+        .collect();
+    let gringo = (rows.first()).map_or_else(String::new, |r| {
+        format!(
+            "; gringo {}",
+            time(&r.full.status, r.full.run.map(|run| run.wall))
+        )
+    });
+    format!("{name}: ours {}{gringo}", ours.join(", "))
 }
 
 /// The grounder and its version line: `path` if given (it must run), else the first found.
