@@ -26,9 +26,10 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs gdlground with `args`; its stdout and stderr, or a panic with its stderr.
-fn gdlground_with_log(args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gdlground"))
+/// Runs the gdlground executable `exe` with `args`; its stdout and stderr, or a panic with
+/// its stderr.
+fn gdlground_with_log(exe: &Path, args: &[&str]) -> (String, String) {
+    let out = Command::new(exe)
         .args(args)
         .output()
         .expect("gdlground runs");
@@ -39,7 +40,7 @@ fn gdlground_with_log(args: &[&str]) -> (String, String) {
 
 /// Runs gdlground with `args`; its stdout, or a panic with its stderr.
 fn gdlground(args: &[&str]) -> String {
-    gdlground_with_log(args).0
+    gdlground_with_log(Path::new(env!("CARGO_BIN_EXE_gdlground")), args).0
 }
 
 fn text(path: &Path) -> &str {
@@ -55,15 +56,22 @@ fn bench_writes_the_report_and_finds_s_star_within_s() {
     let hex = temp.0.join("hex_3.kif");
     std::fs::write(&hex, gdlground(&["generate", "hex", "3"])).expect("write the hex game");
     let out = temp.0.join("out");
-    let (summary, log) = gdlground_with_log(&[
-        "bench",
-        "examples/tictactoe.kif",
-        text(&hex),
-        "--runs",
-        "1",
-        "--out",
-        text(&out),
-    ]);
+    // A copy outside the checkout, as a benchmark machine runs it: the report must still
+    // name the commit it was built from.
+    let exe = temp.0.join("gdlground");
+    std::fs::copy(env!("CARGO_BIN_EXE_gdlground"), &exe).expect("copy the executable");
+    let (summary, log) = gdlground_with_log(
+        &exe,
+        &[
+            "bench",
+            "examples/tictactoe.kif",
+            text(&hex),
+            "--runs",
+            "1",
+            "--out",
+            text(&out),
+        ],
+    );
     assert!(summary.contains("S* ⊆ S: 2 of 2"), "{summary}");
     // Not on a terminal: one line per game instead of a progress bar.
     assert!(
@@ -106,4 +114,14 @@ fn bench_writes_the_report_and_finds_s_star_within_s() {
         report.contains("gringo version") || report.contains("gringo: `"),
         "{report}"
     );
+    // The commit the executable was built from, when it was built in a git checkout.
+    let head = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(head) = head {
+        let head = String::from_utf8_lossy(&head.stdout).trim().to_owned();
+        assert!(report.contains(&format!("(commit {head}")), "{report}");
+    }
 }

@@ -110,7 +110,7 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
     let context = Context {
         machine: machine::Machine::this(),
         date: machine::utc_now(),
-        ours: our_version(&exe),
+        ours: our_version(),
         gringo: gringo.map(|(tool, version)| (tool.to_string(), version)),
         command: command_line(),
         runs: options.runs,
@@ -207,24 +207,13 @@ fn write_series(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(paths)
 }
 
-/// gdlground's version, with `git describe` of the checkout the executable was built in when
-/// there is one.
-fn our_version(exe: &Path) -> String {
+/// gdlground's version, with `git describe` of the commit it was built from when it was built
+/// in a git checkout (`-dirty` if the sources had uncommitted changes).
+fn our_version() -> String {
     let version = format!("gdlground {}", env!("CARGO_PKG_VERSION"));
-    let commit = exe.parent().and_then(|dir| {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["describe", "--always", "--dirty"])
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    });
-    match commit {
-        Some(c) if !c.is_empty() => format!("{version} (commit {c})"),
-        _ => version,
+    match env!("GDLGROUND_COMMIT") {
+        "" => version,
+        commit => format!("{version} (commit {commit})"),
     }
 }
 
