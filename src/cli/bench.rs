@@ -136,14 +136,14 @@ fn measure_all(games: &[PathBuf], options: &game::Options) -> Vec<Row> {
             .progress_chars("=> "),
     );
     let mut rows = Vec::new();
-    for game in games {
+    for (i, game) in games.iter().enumerate() {
         let name = game.display().to_string();
         let mut step = |what: &str| bar.set_message(format!("{name}: {what}"));
         let measured = game::measure(game, options, &mut step);
         if plain {
             eprintln!(
                 "[{}/{}] {}",
-                bar.position() + 1,
+                i + 1,
                 games.len(),
                 measured_line(&name, &measured)
             );

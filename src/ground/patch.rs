@@ -206,14 +206,18 @@ impl GroundProgram {
         }
         removed.sort_unstable();
         let (rules, rules_added) = placed(&self.rules, &removed, added, &carried, in_order)?;
-        let undecided =
-            |a: AtomId| !is_fact[a as usize] && !patch.is_given[atoms[a as usize].0 as usize];
+        // False in the patched program: not a fact, not given, and without a rule.
+        let is_false = |a: AtomId| {
+            !is_fact[a as usize]
+                && !patch.is_given[atoms[a as usize].0 as usize]
+                && !has_rules(&rules, a)
+        };
         // An added rule must not revive a false atom, nor read one (it would be dead or lose
         // the literal).
         for &r in &rules_added {
             let rule = rules.get(r);
             if support.read_false.contains(&patch.keys[rule.head as usize])
-                || (rule.body.iter()).any(|&(_, a)| undecided(a) && !has_rules(&rules, a))
+                || (rule.body.iter()).any(|&(_, a)| is_false(a))
             {
                 return None;
             }
@@ -221,7 +225,7 @@ impl GroundProgram {
         // A head whose last rule went is false now: nothing may read it.
         let falsified: FastSet<AtomId> = (removed.iter())
             .filter_map(|&r| carried[self.rules.get(r).head as usize])
-            .filter(|&a| undecided(a) && !has_rules(&rules, a))
+            .filter(|&a| is_false(a))
             .collect();
         if !falsified.is_empty()
             && (rules.iter()).any(|rule| rule.body.iter().any(|(_, a)| falsified.contains(a)))
