@@ -1,24 +1,34 @@
 //! Lowering a [`Plan`] to differential-dataflow operators.
 //!
 //! Each component of the relaxed program becomes either plain operators (non-recursive) or an
-//! iterative scope with one `Variable` per relation (recursive): differential's incremental
-//! fixpoint is semi-naive evaluation. Each rule is a chain of `join_core`s over arrangements
-//! keyed by the bound variables; arrangements are shared between literals of the same shape
-//! in the same scope. The bindings a rule's chain produces are its ground instances.
+//! iterative scope (recursive): differential's incremental fixpoint is semi-naive evaluation.
+//! Only the relations that close its cycles are `Variable`s ([`loops`]); the others are
+//! derived within each iteration. Each rule is a chain of `join_core`s over arrangements keyed
+//! by the bound variables, with the built-in steps between them fused into the joins
+//! ([`Fused`]); arrangements are shared between literals of the same shape in the same scope.
+//! The bindings a rule's chain produces are its ground instances.
+//!
+//! Timely's cost of building and of stepping a scope grows with its operators and its outputs,
+//! and for small games with big recursive components that cost dominates the run: hence the
+//! few variables, the fused steps, and one stream out of each scope for all its atoms and one
+//! for all its bindings.
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
-use super::pattern::{depth, variables, Pattern, Ranges, Row};
-use super::plan::{Plan, RulePlan, Step};
+use super::fused::Fused;
+use super::loops;
+use super::pattern::{depth, Pattern, Ranges, Row};
+use super::plan::{Component, Plan, RulePlan, Step};
 use super::shape::Shape;
 use super::Limits;
-use crate::program::{Builtin, RelId, VarId};
+use crate::program::{RelId, VarId};
+use differential_dataflow::collection::concatenate;
 use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
 use differential_dataflow::trace::implementations::ValSpine;
-use differential_dataflow::VecCollection;
+use differential_dataflow::{Data, VecCollection};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use timely::dataflow::Scope;
@@ -32,13 +42,21 @@ pub type Rows<'s, T> = VecCollection<'s, T, Row, Diff>;
 /// Rows arranged by a key row.
 type Keyed<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 
-/// What the dataflow produces, at the top scope: each relation's atoms and each rule's
-/// bindings (ground instances).
+/// What the dataflow produces, at the top scope: every atom and every rule's bindings
+/// (ground instances), each in one stream tagged by relation or rule.
+///
+/// One stream each because every stream leaving an iterative scope is an output of that
+/// scope, and timely computes the reachability of every output from every location when it
+/// builds the scope: with an output per rule and per relation, that build costs more than the
+/// run for small games with big recursive components.
 pub struct Outputs<'s> {
-    /// Atoms of S*, by relation (those the plan has rules for).
-    pub relations: BTreeMap<RelId, Rows<'s, u32>>,
-    /// Bindings of each rule plan, by plan index.
-    pub instances: Vec<(usize, Rows<'s, u32>)>,
+    /// Atoms of S* with their relation (those the plan has rules for).
+    pub atoms: VecCollection<'s, u32, (RelId, Row), Diff>,
+    /// The atoms of the relations the plan's supports name, by relation (those it has rules
+    /// for).
+    pub supports: BTreeMap<RelId, Rows<'s, u32>>,
+    /// Bindings with the index of their rule plan.
+    pub instances: VecCollection<'s, u32, (usize, Row), Diff>,
 }
 
 /// Builds the whole computation in `scope`; `unit` holds the single empty binding, `given`
@@ -56,11 +74,16 @@ pub fn build<'s>(
     given: BTreeMap<RelId, Rows<'s, u32>>,
     limits: &Arc<Limits>,
 ) -> Outputs<'s> {
+    let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
     let mut relations = given;
-    let mut instances = Vec::new();
-    let mut outputs = BTreeMap::new();
+    let (mut atoms, mut instances) = (Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();
     let mut narrowed = vec![false; plan.supports.len()];
+    // What is read after the component that derives it, and so taken out of its stream.
+    let needed: BTreeSet<RelId> = (plan.components.iter())
+        .flat_map(|c| reads(plan, c))
+        .chain(plan.supports.iter().flat_map(|(_, s)| s.iter().copied()))
+        .collect();
     for component in &plan.components {
         for ((rel, support), done) in plan.supports.iter().zip(&mut narrowed) {
             let ready = support.iter().all(|s| relations.contains_key(s));
@@ -73,63 +96,111 @@ pub fn build<'s>(
             relations.insert(*rel, kept);
             *done = true;
         }
-        for &r in &component.rules {
-            for step in &plan.rules[r].steps {
-                if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
-                    read.insert(*rel);
-                }
-            }
-        }
+        let reads = reads(plan, component);
+        read.extend(&reads);
         if !component.recursive {
             let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
             let mut heads = Vec::new();
             for &r in &component.rules {
                 let bindings = ctx.bindings(&plan.rules[r]);
                 heads.push(ctx.head(&plan.rules[r], bindings.clone()));
-                instances.push((r, bindings));
+                instances.push(bindings.map(move |row| (r, row)));
             }
             let rel = component.relations[0];
-            let atoms = union(scope, heads);
-            relations.insert(rel, atoms.clone());
-            outputs.insert(rel, atoms);
+            let derived = union(scope, heads);
+            atoms.push(derived.clone().map(move |row| (rel, row)));
+            relations.insert(rel, derived);
             continue;
         }
-        let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
+        let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
+        let (derived, bindings) = scope.iterative::<u64, _, _>(|inner| {
+            // Only what the component reads enters: every operator counts in the scope.
             let outer: BTreeMap<RelId, Rows<'_, Product<u32, u64>>> = relations
                 .iter()
+                .filter(|(r, _)| reads.contains(r))
                 .map(|(&r, c)| (r, c.clone().enter(inner)))
                 .collect();
             let mut ctx = Context::new(plan, limits, unit.clone().enter(inner), &outer);
-            let mut variables = Vec::new();
-            for &rel in &component.relations {
+            let mut variables = BTreeMap::new();
+            for &rel in &loops {
                 let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
                 ctx.relations.insert(rel, coll);
-                variables.push((rel, var));
+                variables.insert(rel, var);
             }
-            let mut heads: HashMap<RelId, Vec<_>> = HashMap::new();
-            let mut bindings = Vec::new();
-            for &r in &component.rules {
-                let b = ctx.bindings(&plan.rules[r]);
-                let h = ctx.head(&plan.rules[r], b.clone());
-                heads.entry(plan.rules[r].head_rel).or_default().push(h);
-                bindings.push((r, b.leave(scope)));
+            let (mut atoms, mut bindings) = (Vec::new(), Vec::new());
+            // The other relations within an iteration, each after those it reads; then the
+            // loop relations' next values.
+            for &rel in order.iter().chain(&loops) {
+                let mut heads = Vec::new();
+                for &r in component
+                    .rules
+                    .iter()
+                    .filter(|&&r| plan.rules[r].head_rel == rel)
+                {
+                    let b = ctx.bindings(&plan.rules[r]);
+                    heads.push(ctx.head(&plan.rules[r], b.clone()));
+                    bindings.push(b.map(move |row| (r, row)));
+                }
+                let result = union(inner, heads);
+                match variables.remove(&rel) {
+                    Some(var) => var.set(result.clone()),
+                    None => {
+                        ctx.relations.insert(rel, result.clone());
+                    }
+                }
+                atoms.push(result.map(move |row| (rel, row)));
             }
-            let mut atoms = Vec::new();
-            for (rel, var) in variables {
-                let result = union(inner, heads.remove(&rel).unwrap_or_default());
-                var.set(result.clone());
-                atoms.push((rel, result.leave(scope)));
-            }
-            (atoms, bindings)
+            (
+                concatenate(inner, atoms).leave(scope),
+                concatenate(inner, bindings).leave(scope),
+            )
         });
-        relations.extend(atoms.iter().cloned());
-        outputs.extend(atoms);
-        instances.extend(bindings);
+        for &rel in component.relations.iter().filter(|r| needed.contains(r)) {
+            let rows = derived
+                .clone()
+                .flat_map(move |(r, row)| (r == rel).then_some(row));
+            relations.insert(rel, rows);
+        }
+        atoms.push(derived);
+        instances.push(bindings);
     }
+    let supports = (plan.supports.iter())
+        .flat_map(|(_, s)| s.iter())
+        .filter(|s| !computed_before.contains(s))
+        .filter_map(|s| Some((*s, relations.get(s)?.clone())))
+        .collect();
     Outputs {
-        relations: outputs,
-        instances,
+        atoms: concatenate(scope, atoms),
+        supports,
+        instances: concatenate(scope, instances),
     }
+}
+
+/// The relations the rules of `component` read.
+fn reads(plan: &Plan, component: &Component) -> BTreeSet<RelId> {
+    (component.rules.iter())
+        .flat_map(|&r| &plan.rules[r].steps)
+        .filter_map(|step| match step {
+            Step::Join { rel, .. } | Step::Antijoin { rel, .. } => Some(*rel),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `(read, head)` pairs between the relations of `component`, one per literal.
+fn edges(plan: &Plan, component: &Component) -> Vec<(RelId, RelId)> {
+    let mut edges = Vec::new();
+    for &r in &component.rules {
+        let rule = &plan.rules[r];
+        for step in &rule.steps {
+            if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
+                if component.relations.contains(rel) {
+                    edges.push((*rel, rule.head_rel));
+                }
+            }
+        }
+    }
+    edges
 }
 
 /// The distinct union of `parts` (empty if there are none).
@@ -137,7 +208,7 @@ fn union<'s, T: Timestamp + Lattice + Ord>(
     scope: Scope<'s, T>,
     parts: Vec<Rows<'s, T>>,
 ) -> Rows<'s, T> {
-    differential_dataflow::collection::concatenate(scope, parts).distinct()
+    concatenate(scope, parts).distinct()
 }
 
 /// The operators of one scope: its relations and the arrangements built so far.
@@ -174,182 +245,140 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         }
     }
 
-    /// The bindings of `rule`: its chain of steps applied to the empty binding.
+    /// The bindings of `rule`: its chain of steps applied to the empty binding. Each operator
+    /// (the first join's scan, a join, an antijoin) also does the built-in steps that follow
+    /// it and keys its output for the next one (see [`Fused`]).
     fn bindings(&mut self, rule: &RulePlan) -> Rows<'s, T> {
-        let mut bindings = self.unit.clone();
+        let steps = &rule.steps;
         let mut bound: Vec<VarId> = Vec::new();
-        for (i, step) in rule.steps.iter().enumerate() {
-            bindings = match step {
-                Step::Join {
-                    rel, pattern, new, ..
-                } if i == 0 => self.scan(*rel, pattern, new, rule.vars),
-                Step::Join {
-                    rel,
-                    pattern,
-                    key,
-                    new,
-                } => self.join(bindings, &bound, *rel, pattern, key, new, rule.vars),
-                Step::Filter { op, args, negated } => {
-                    self.filter(bindings, &bound, *op, args, *negated, rule.vars)
-                }
-                Step::Compute { op, args, .. } => {
-                    self.compute(bindings, &bound, *op, args, rule.vars)
-                }
-                Step::Antijoin { rel, pattern } => {
-                    self.antijoin(bindings, &bound, *rel, pattern, rule.vars)
-                }
-            };
-            match step {
-                Step::Join { new, .. } => bound.extend(new),
-                Step::Compute { out, .. } => bound.push(*out),
-                _ => {}
+        let scan = match steps.first() {
+            Some(Step::Join { new, .. }) => {
+                bound.extend(new);
+                steps.first()
             }
+            _ => None,
+        };
+        let start = usize::from(scan.is_some());
+        let (mut fused, used) = self.fused(&steps[start..], &mut bound, rule.vars);
+        if fused.ends() {
+            return self.start(scan, rule.vars, move |row| fused.apply(row));
         }
-        bindings
+        let mut keyed = self.start(scan, rule.vars, move |row| fused.keyed(row));
+        let mut at = start + used;
+        loop {
+            // Not the end, so a join or an antijoin: built-in steps are fused before it.
+            let step = &steps[at];
+            if let Step::Join { new, .. } = step {
+                bound.extend(new);
+            }
+            let (mut fused, used) = self.fused(&steps[at + 1..], &mut bound, rule.vars);
+            at += 1 + used;
+            if fused.ends() {
+                return self.extend(keyed, step, rule.vars, move |row| fused.apply(row));
+            }
+            keyed = self.extend(keyed, step, rule.vars, move |row| fused.keyed(row));
+        }
     }
 
-    /// The first join: the rows of `rel` matching `pattern`, as bindings of `new`.
-    fn scan(&self, rel: RelId, pattern: &Pattern, new: &[VarId], vars: usize) -> Rows<'s, T> {
+    /// The built-in steps at the start of `steps`, fused (see [`Fused::new`]).
+    fn fused(&self, steps: &[Step], bound: &mut Vec<VarId>, vars: usize) -> (Fused, usize) {
+        Fused::new(steps, bound, vars, self.arities(), self.limits)
+    }
+
+    /// The first operator of a chain, each output binding passed through `then`: the rows of
+    /// the first join's relation matching its pattern, as bindings of its new variables, or
+    /// the empty binding if the chain does not start with a join.
+    fn start<O: Data>(
+        &self,
+        scan: Option<&Step>,
+        vars: usize,
+        mut then: impl FnMut(Row) -> Option<O> + 'static,
+    ) -> VecCollection<'s, T, O, Diff> {
+        let Some(Step::Join {
+            rel, pattern, new, ..
+        }) = scan
+        else {
+            return self.unit.clone().flat_map(then);
+        };
         let arities = self.arities();
-        let pattern = pattern.clone();
-        let new = new.to_vec();
+        let (pattern, new) = (pattern.clone(), new.clone());
         let mut ranges = Ranges::new(vars);
-        let mut guard = Guard::new(self.limits);
-        self.relation(rel).flat_map(move |row: Row| {
-            if guard.stop() || !ranges.match_row(&pattern, &row, &arities) {
+        self.relation(*rel).flat_map(move |row: Row| {
+            if !ranges.match_row(&pattern, &row, &arities) {
                 return None;
             }
             let mut out = Row::new();
             new.iter()
                 .for_each(|&v| ranges.push_value(v, &row, &mut out));
-            Some(out)
+            then(out)
         })
     }
 
-    /// Extends `bindings` (of `bound`) by joining with `rel`'s rows matching `pattern`.
-    #[allow(clippy::too_many_arguments)]
-    fn join(
+    /// Extends `keyed` bindings (keyed for `step`, a join or an antijoin) by `step`, each
+    /// output binding passed through `then`.
+    fn extend<O: Data>(
         &mut self,
-        bindings: Rows<'s, T>,
-        bound: &[VarId],
+        keyed: VecCollection<'s, T, (Row, Row), Diff>,
+        step: &Step,
+        vars: usize,
+        mut then: impl FnMut(Row) -> Option<O> + 'static,
+    ) -> VecCollection<'s, T, O, Diff> {
+        match step {
+            Step::Join {
+                rel,
+                pattern,
+                key,
+                new,
+            } => {
+                let right = self.arranged(*rel, pattern, key, new, vars);
+                keyed
+                    .arrange_by_key()
+                    .join_core(right, move |_key, binding: &Row, values: &Row| {
+                        let mut out = binding.clone();
+                        out.extend_from_slice(values);
+                        then(out)
+                    })
+            }
+            Step::Antijoin { rel, .. } => keyed
+                .antijoin(self.relation(*rel))
+                .flat_map(move |(_, row)| then(row)),
+            Step::Filter { .. } | Step::Compute { .. } => {
+                unreachable!("built-in steps are fused into the operator before them")
+            }
+        }
+    }
+
+    /// The rows of `rel` matching `pattern`, keyed by the values of `key` with those of `new`
+    /// beside them: one arrangement per shape, shared by every literal of that shape.
+    fn arranged(
+        &mut self,
         rel: RelId,
         pattern: &Pattern,
         key: &[VarId],
         new: &[VarId],
         vars: usize,
-    ) -> Rows<'s, T> {
+    ) -> Keyed<'s, T> {
         let shape = Shape::new(rel, pattern, key, new);
-        let right = match self.arranged.get(&shape) {
-            Some(a) => a.clone(),
-            None => {
-                let arities = self.arities();
-                let (p, k, n) = (pattern.clone(), key.to_vec(), new.to_vec());
-                let mut ranges = Ranges::new(vars);
-                let arranged = self
-                    .relation(rel)
-                    .flat_map(move |row: Row| {
-                        if !ranges.match_row(&p, &row, &arities) {
-                            return None;
-                        }
-                        let (mut kr, mut nr) = (Row::new(), Row::new());
-                        k.iter().for_each(|&v| ranges.push_value(v, &row, &mut kr));
-                        n.iter().for_each(|&v| ranges.push_value(v, &row, &mut nr));
-                        Some((kr, nr))
-                    })
-                    .arrange_by_key();
-                self.arranged.insert(shape, arranged.clone());
-                arranged
-            }
-        };
+        if let Some(arranged) = self.arranged.get(&shape) {
+            return arranged.clone();
+        }
         let arities = self.arities();
-        let (b, k) = (bound.to_vec(), key.to_vec());
+        let (p, k, n) = (pattern.clone(), key.to_vec(), new.to_vec());
         let mut ranges = Ranges::new(vars);
-        let mut guard = Guard::new(self.limits);
-        bindings
-            .map(move |row: Row| {
-                ranges.read_binding(&b, &row, &arities);
-                let mut kr = Row::new();
-                k.iter().for_each(|&v| ranges.push_value(v, &row, &mut kr));
-                (kr, row)
-            })
-            .arrange_by_key()
-            .join_core(right, move |_key, binding: &Row, values: &Row| {
-                if guard.stop() {
+        let arranged = self
+            .relation(rel)
+            .flat_map(move |row: Row| {
+                if !ranges.match_row(&p, &row, &arities) {
                     return None;
                 }
-                let mut out = binding.clone();
-                out.extend_from_slice(values);
-                Some(out)
+                let (mut kr, mut nr) = (Row::new(), Row::new());
+                k.iter().for_each(|&v| ranges.push_value(v, &row, &mut kr));
+                n.iter().for_each(|&v| ranges.push_value(v, &row, &mut nr));
+                Some((kr, nr))
             })
-    }
-
-    /// Keeps the bindings for which the built-in holds.
-    fn filter(
-        &self,
-        bindings: Rows<'s, T>,
-        bound: &[VarId],
-        op: Builtin,
-        args: &[Pattern],
-        negated: bool,
-        vars: usize,
-    ) -> Rows<'s, T> {
-        let arities = self.arities();
-        let (b, args) = (bound.to_vec(), args.to_vec());
-        let mut ranges = Ranges::new(vars);
-        bindings.filter(move |row: &Row| {
-            ranges.read_binding(&b, row, &arities);
-            super::builtin::holds_for(op, &args, negated, &ranges, row)
-        })
-    }
-
-    /// Extends each binding by the value of the built-in's one unbound argument (a variable,
-    /// which becomes the binding's last), dropping the bindings it has no value for.
-    fn compute(
-        &self,
-        bindings: Rows<'s, T>,
-        bound: &[VarId],
-        op: Builtin,
-        args: &[Pattern],
-        vars: usize,
-    ) -> Rows<'s, T> {
-        let arities = self.arities();
-        let (b, args) = (bound.to_vec(), args.to_vec());
-        // Which argument is unknown is the plan's, the same for every binding.
-        let known: Vec<bool> = args
-            .iter()
-            .map(|p| variables(p).iter().all(|v| b.contains(v)))
-            .collect();
-        let mut ranges = Ranges::new(vars);
-        bindings.flat_map(move |row: Row| {
-            ranges.read_binding(&b, &row, &arities);
-            let value = super::builtin::compute_for(op, &args, &known, &ranges, &row)?;
-            let mut out = row;
-            out.extend_from_slice(&value);
-            Some(out)
-        })
-    }
-
-    /// Drops the bindings for which the atom `rel(pattern)` holds.
-    fn antijoin(
-        &self,
-        bindings: Rows<'s, T>,
-        bound: &[VarId],
-        rel: RelId,
-        pattern: &Pattern,
-        vars: usize,
-    ) -> Rows<'s, T> {
-        let arities = self.arities();
-        let (b, p) = (bound.to_vec(), pattern.clone());
-        let mut ranges = Ranges::new(vars);
-        bindings
-            .map(move |row: Row| {
-                ranges.read_binding(&b, &row, &arities);
-                let mut atom = Row::new();
-                ranges.instantiate(&p, &row, &mut atom);
-                (atom, row)
-            })
-            .antijoin(self.relation(rel))
-            .map(|(_, row)| row)
+            .arrange_by_key();
+        self.arranged.insert(shape, arranged.clone());
+        arranged
     }
 
     /// The head atoms of `rule` for `bindings`; in recursive components, atoms nested deeper

@@ -9,8 +9,10 @@
 
 mod builtin;
 mod dataflow;
+mod fused;
 mod instances;
 pub mod live;
+mod loops;
 mod pattern;
 mod plan;
 mod reduce;

@@ -215,7 +215,7 @@ pub fn run(
             for ((rel, support), sink) in shrinks.iter().zip(&stale) {
                 let supported: Vec<_> = support
                     .iter()
-                    .filter_map(|s| outputs.relations.get(s).or(relations.get(s)).cloned())
+                    .filter_map(|s| outputs.supports.get(s).or(relations.get(s)).cloned())
                     .collect();
                 let supported = differential_dataflow::collection::concatenate(scope, supported);
                 let sink = sink.clone();
@@ -236,37 +236,37 @@ pub fn run(
                     })
                     .probe_with(&probe);
             }
-            for (rel, rows) in outputs.relations {
-                let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
-                rows.inspect(move |(row, _, diff)| {
+            let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
+            outputs
+                .atoms
+                .inspect(move |((rel, row), _, diff)| {
                     if count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
                         limits.fail(EngineError::TooManyAtoms);
                     }
-                    sink.borrow_mut().push((rel, row.clone(), *diff));
+                    sink.borrow_mut().push((*rel, row.clone(), *diff));
                 })
                 .probe_with(&probe);
-            }
-            for (r, rows) in outputs.instances {
-                let rule = &p.rules[r];
-                if rule.source.is_none() || p.is_static[rule.head_rel as usize] {
-                    continue;
-                }
-                let (sink, changes, templates) = (instances.clone(), bindings.clone(), t.clone());
-                let mut ranges = Ranges::new(rule.vars);
-                let once = rounds.is_none();
-                // Consolidated, each binding comes once per time, with its change in
-                // multiplicity (an antijoin's retractions cancelled), always on the same
-                // worker. Without rounds, all updates are at time 0: the change is final.
-                rows.consolidate()
-                    .inspect(move |(row, _, diff)| {
-                        if !once {
-                            changes.borrow_mut().push((r, row.clone(), *diff));
-                        } else if *diff > 0 {
-                            templates.instance(r, row, &mut ranges, &mut sink.borrow_mut());
-                        }
-                    })
-                    .probe_with(&probe);
-            }
+            let (sink, changes, templates) = (instances.clone(), bindings.clone(), t.clone());
+            let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
+            let kept: Vec<bool> = (p.rules.iter())
+                .map(|rule| rule.source.is_some() && !p.is_static[rule.head_rel as usize])
+                .collect();
+            let once = rounds.is_none();
+            // Consolidated, each binding comes once per time, with its change in multiplicity
+            // (an antijoin's retractions cancelled), always on the same worker. Without
+            // rounds, all updates are at time 0: the change is final.
+            outputs
+                .instances
+                .filter(move |(r, _)| kept[*r])
+                .consolidate()
+                .inspect(move |((r, row), _, diff)| {
+                    if !once {
+                        changes.borrow_mut().push((*r, row.clone(), *diff));
+                    } else if *diff > 0 {
+                        templates.instance(*r, row, &mut ranges[*r], &mut sink.borrow_mut());
+                    }
+                })
+                .probe_with(&probe);
             (input, inputs)
         });
         if worker.index() == 0 {
