@@ -19,7 +19,7 @@
 use super::fused::Fused;
 use super::loops;
 use super::pattern::{depth, Pattern, Ranges, Row};
-use super::plan::{Component, Plan, RulePlan, Step};
+use super::plan::{Component, Plan, Step};
 use super::shape::Shape;
 use super::Limits;
 use crate::program::{RelId, VarId};
@@ -39,6 +39,8 @@ use timely::progress::Timestamp;
 pub type Diff = isize;
 /// A collection of rows (atoms of one relation, or bindings of one rule).
 pub type Rows<'s, T> = VecCollection<'s, T, Row, Diff>;
+/// Bindings tagged with the index of their rule plan.
+type Tagged<'s, T> = VecCollection<'s, T, (usize, Row), Diff>;
 /// Rows arranged by a key row.
 type Keyed<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 
@@ -100,14 +102,9 @@ pub fn build<'s>(
         read.extend(&reads);
         if !component.recursive {
             let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
-            let mut heads = Vec::new();
-            for &r in &component.rules {
-                let bindings = ctx.bindings(&plan.rules[r]);
-                heads.push(ctx.head(&plan.rules[r], bindings.clone()));
-                instances.push(bindings.map(move |row| (r, row)));
-            }
             let rel = component.relations[0];
-            let derived = union(scope, heads);
+            let (derived, bindings) = ctx.derive(scope, &component.rules);
+            instances.push(bindings);
             atoms.push(derived.clone().map(move |row| (rel, row)));
             relations.insert(rel, derived);
             continue;
@@ -131,17 +128,12 @@ pub fn build<'s>(
             // The other relations within an iteration, each after those it reads; then the
             // loop relations' next values.
             for &rel in order.iter().chain(&loops) {
-                let mut heads = Vec::new();
-                for &r in component
-                    .rules
-                    .iter()
+                let rules: Vec<usize> = (component.rules.iter())
                     .filter(|&&r| plan.rules[r].head_rel == rel)
-                {
-                    let b = ctx.bindings(&plan.rules[r]);
-                    heads.push(ctx.head(&plan.rules[r], b.clone()));
-                    bindings.push(b.map(move |row| (r, row)));
-                }
-                let result = union(inner, heads);
+                    .copied()
+                    .collect();
+                let (result, b) = ctx.derive(inner, &rules);
+                bindings.push(b);
                 match variables.remove(&rel) {
                     Some(var) => var.set(result.clone()),
                     None => {
@@ -151,8 +143,8 @@ pub fn build<'s>(
                 atoms.push(result.map(move |row| (rel, row)));
             }
             (
-                concatenate(inner, atoms).leave(scope),
-                concatenate(inner, bindings).leave(scope),
+                concat(inner, atoms).leave(scope),
+                concat(inner, bindings).leave(scope),
             )
         });
         for &rel in component.relations.iter().filter(|r| needed.contains(r)) {
@@ -170,9 +162,9 @@ pub fn build<'s>(
         .filter_map(|s| Some((*s, relations.get(s)?.clone())))
         .collect();
     Outputs {
-        atoms: concatenate(scope, atoms),
+        atoms: concat(scope, atoms),
         supports,
-        instances: concatenate(scope, instances),
+        instances: concat(scope, instances),
     }
 }
 
@@ -208,7 +200,18 @@ fn union<'s, T: Timestamp + Lattice + Ord>(
     scope: Scope<'s, T>,
     parts: Vec<Rows<'s, T>>,
 ) -> Rows<'s, T> {
-    concatenate(scope, parts).distinct()
+    concat(scope, parts).distinct()
+}
+
+/// All of `parts` in one collection; one part is itself (no operator).
+fn concat<'s, T: Timestamp + Lattice + Ord, D: Data>(
+    scope: Scope<'s, T>,
+    mut parts: Vec<VecCollection<'s, T, D, Diff>>,
+) -> VecCollection<'s, T, D, Diff> {
+    match parts.len() {
+        1 => parts.remove(0),
+        _ => concatenate(scope, parts),
+    }
 }
 
 /// The operators of one scope: its relations and the arrangements built so far.
@@ -245,10 +248,12 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         }
     }
 
-    /// The bindings of `rule`: its chain of steps applied to the empty binding. Each operator
+    /// The bindings of rule plan `r`, tagged with `r`: its chain of steps applied to the empty
+    /// binding. Each operator
     /// (the first join's scan, a join, an antijoin) also does the built-in steps that follow
     /// it and keys its output for the next one (see [`Fused`]).
-    fn bindings(&mut self, rule: &RulePlan) -> Rows<'s, T> {
+    fn bindings(&mut self, r: usize) -> Tagged<'s, T> {
+        let rule = &self.plan.clone().rules[r];
         let steps = &rule.steps;
         let mut bound: Vec<VarId> = Vec::new();
         let scan = match steps.first() {
@@ -261,7 +266,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let start = usize::from(scan.is_some());
         let (mut fused, used) = self.fused(&steps[start..], &mut bound, rule.vars);
         if fused.ends() {
-            return self.start(scan, rule.vars, move |row| fused.apply(row));
+            return self.start(scan, rule.vars, move |row| Some((r, fused.apply(row)?)));
         }
         let mut keyed = self.start(scan, rule.vars, move |row| fused.keyed(row));
         let mut at = start + used;
@@ -274,7 +279,9 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             let (mut fused, used) = self.fused(&steps[at + 1..], &mut bound, rule.vars);
             at += 1 + used;
             if fused.ends() {
-                return self.extend(keyed, step, rule.vars, move |row| fused.apply(row));
+                return self.extend(keyed, step, rule.vars, move |row| {
+                    Some((r, fused.apply(row)?))
+                });
             }
             keyed = self.extend(keyed, step, rule.vars, move |row| fused.keyed(row));
         }
@@ -381,26 +388,31 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         arranged
     }
 
-    /// The head atoms of `rule` for `bindings`; in recursive components, atoms nested deeper
-    /// than the limit are dropped and reported.
-    fn head(&self, rule: &RulePlan, bindings: Rows<'s, T>) -> Rows<'s, T> {
-        let arities = self.arities();
-        let (b, head) = (rule.binding.clone(), rule.head.clone());
-        let mut ranges = Ranges::new(rule.vars);
-        let check = rule.recursive.then(|| (self.limits.clone(), rule.head_rel));
+    /// The atoms of the relation whose rule plans are `rules`, and their bindings (tagged).
+    fn derive(&mut self, scope: Scope<'s, T>, rules: &[usize]) -> (Rows<'s, T>, Tagged<'s, T>) {
+        let parts = rules.iter().map(|&r| self.bindings(r)).collect();
+        let bindings = concat(scope, parts);
+        (self.heads(bindings.clone()).distinct(), bindings)
+    }
+
+    /// The head atoms of tagged `bindings` (one operator for all the rules of a relation); in
+    /// recursive components, atoms nested deeper than the limit are dropped and reported.
+    fn heads(&self, bindings: Tagged<'s, T>) -> Rows<'s, T> {
+        let (plan, limits) = (self.plan.clone(), self.limits.clone());
+        let mut ranges = Ranges::new(0);
         let mut guard = Guard::new(self.limits);
-        bindings.flat_map(move |row: Row| {
+        bindings.flat_map(move |(r, row): (usize, Row)| {
             if guard.stop() {
                 return None;
             }
-            ranges.read_binding(&b, &row, &arities);
+            let rule = &plan.rules[r];
+            ranges.room(rule.vars);
+            ranges.read_binding(&rule.binding, &row, &plan.arities);
             let mut atom = Row::new();
-            ranges.instantiate(&head, &row, &mut atom);
-            if let Some((limits, rel)) = &check {
-                if depth(&atom, &arities) > limits.max_depth {
-                    limits.exceeded(*rel, &atom);
-                    return None;
-                }
+            ranges.instantiate(&rule.head, &row, &mut atom);
+            if rule.recursive && depth(&atom, &plan.arities) > limits.max_depth {
+                limits.exceeded(rule.head_rel, &atom);
+                return None;
             }
             Some(atom)
         })
