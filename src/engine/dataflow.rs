@@ -249,11 +249,11 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     }
 
     /// The bindings of rule plan `r`, tagged with `r`: its chain of steps applied to the empty
-    /// binding. Each operator
-    /// (the first join's scan, a join, an antijoin) also does the built-in steps that follow
-    /// it and keys its output for the next one (see [`Fused`]).
+    /// binding. Each operator (the first join's scan, a join, an antijoin) also does the
+    /// built-in steps that follow it and keys its output for the next one (see [`Fused`]).
     fn bindings(&mut self, r: usize) -> Tagged<'s, T> {
-        let rule = &self.plan.clone().rules[r];
+        let plan: &'p Arc<Plan> = self.plan;
+        let rule = &plan.rules[r];
         let steps = &rule.steps;
         let mut bound: Vec<VarId> = Vec::new();
         let scan = match steps.first() {
