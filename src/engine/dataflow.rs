@@ -82,11 +82,11 @@ pub fn build<'s>(
     let mut read: BTreeSet<RelId> = BTreeSet::new();
     let mut narrowed = vec![false; plan.supports.len()];
     // What is read after the component that derives it, and so taken out of its stream.
-    let needed: BTreeSet<RelId> = (plan.components.iter())
-        .flat_map(|c| reads(plan, c))
+    let all_reads: Vec<BTreeSet<RelId>> = plan.components.iter().map(|c| reads(plan, c)).collect();
+    let needed: BTreeSet<RelId> = (all_reads.iter().flatten().copied())
         .chain(plan.supports.iter().flat_map(|(_, s)| s.iter().copied()))
         .collect();
-    for component in &plan.components {
+    for (component, reads) in plan.components.iter().zip(&all_reads) {
         for ((rel, support), done) in plan.supports.iter().zip(&mut narrowed) {
             let ready = support.iter().all(|s| relations.contains_key(s));
             if *done || read.contains(rel) || !ready || !relations.contains_key(rel) {
@@ -98,8 +98,7 @@ pub fn build<'s>(
             relations.insert(*rel, kept);
             *done = true;
         }
-        let reads = reads(plan, component);
-        read.extend(&reads);
+        read.extend(reads);
         if !component.recursive {
             let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
             let rel = component.relations[0];

@@ -36,17 +36,14 @@ pub fn cut(relations: &[RelId], edges: &[(RelId, RelId)]) -> (Vec<RelId>, Vec<Re
         };
         loops.push(pick);
     }
-    (loops.clone(), ordered(relations, edges, &loops))
+    let order = ordered(relations, edges, &loops);
+    (loops, order)
 }
 
 /// The relations (outside `cut`) that lie on a cycle avoiding `cut`: what is left after
 /// repeatedly removing relations that nothing left reads or that read nothing left.
 fn cyclic_core(relations: &[RelId], edges: &[(RelId, RelId)], cut: &[RelId]) -> BTreeSet<RelId> {
-    let mut core: BTreeSet<RelId> = relations
-        .iter()
-        .filter(|r| !cut.contains(r))
-        .copied()
-        .collect();
+    let mut core: BTreeSet<RelId> = outside(relations, cut).collect();
     loop {
         let inside = |e: &&(RelId, RelId)| core.contains(&e.0) && core.contains(&e.1);
         let reads: BTreeSet<RelId> = edges.iter().filter(inside).map(|e| e.1).collect();
@@ -62,11 +59,7 @@ fn cyclic_core(relations: &[RelId], edges: &[(RelId, RelId)], cut: &[RelId]) -> 
 /// The relations outside `cut`, each after the ones (outside `cut`) it reads; `cut` must leave
 /// no cycle. Ties keep the component's order.
 fn ordered(relations: &[RelId], edges: &[(RelId, RelId)], cut: &[RelId]) -> Vec<RelId> {
-    let mut left: Vec<RelId> = relations
-        .iter()
-        .filter(|r| !cut.contains(r))
-        .copied()
-        .collect();
+    let mut left: Vec<RelId> = outside(relations, cut).collect();
     let mut order = Vec::new();
     while !left.is_empty() {
         let pending: BTreeSet<RelId> = left.iter().copied().collect();
@@ -84,6 +77,11 @@ fn ordered(relations: &[RelId], edges: &[(RelId, RelId)], cut: &[RelId]) -> Vec<
         order.push(left.remove(i));
     }
     order
+}
+
+/// The relations not in `cut`, in the component's order.
+fn outside<'a>(relations: &'a [RelId], cut: &'a [RelId]) -> impl Iterator<Item = RelId> + 'a {
+    relations.iter().filter(|r| !cut.contains(r)).copied()
 }
 
 #[cfg(test)]
