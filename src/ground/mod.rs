@@ -249,8 +249,9 @@ struct Subsets<'a> {
 
 /// Calls `found` with each rule of `group` (the rules of one head) whose body contains
 /// another's body. Only a body longer than the group's shortest can be, and it is checked by
-/// looking up each of its proper subsets among the group's bodies, for bodies of at most
-/// [`MAX_SUBSUMING`] literals.
+/// looking up each of its proper subsets whose length some body of the group has among the
+/// group's bodies, for bodies of at most [`MAX_SUBSUMING`] literals. (In the 8-queens goals,
+/// 911,550 bodies of k literals and 92 of k − 1: k lookups each instead of 2^k − 2.)
 fn subsumed_in<'a>(
     rules: &'a Rules,
     group: std::ops::Range<usize>,
@@ -268,10 +269,19 @@ fn subsumed_in<'a>(
     let Subsets { bodies, subset } = scratch;
     bodies.clear();
     bodies.extend(group.clone().map(|r| rules.get(r).body));
+    // The lengths the group's bodies have: a subset of another length is no body.
+    let lengths = (group.clone()).fold(0u32, |set, r| {
+        set | 1u32
+            .checked_shl(rules.get(r).body.len() as u32)
+            .unwrap_or(0)
+    });
     for r in group.filter(|&r| candidate(r)) {
         let body = rules.get(r).body;
         let k = body.len();
         let contains = (1..(1u32 << k) - 1).any(|mask| {
+            if lengths & (1 << mask.count_ones()) == 0 {
+                return false;
+            }
             subset.clear();
             subset.extend((0..k).filter(|i| mask & (1 << i) != 0).map(|i| body[i]));
             bodies.contains(&subset[..])
