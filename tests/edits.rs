@@ -488,8 +488,10 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
 }
 
 /// A small game whose ground program has atoms that are in S* but false: `d(X)` is a derived
-/// fact, so every rule of `w(X)` dies, and the second rule of `u` too. `big` gives the game
-/// enough instances that an edit touching a few of them is patched.
+/// fact (its negation of `q`, which nothing derives, is dropped), so every rule of `w(X)`
+/// dies, and the second rule of `u` too. (It is no certain atom, which S* would already
+/// decide: it negates a dynamic relation.) `big` gives the game enough instances that an
+/// edit touching a few of them is patched.
 const FALSE_ATOMS: &str = "
 (role r)
 (num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8) (num 9) (num 10)
@@ -499,7 +501,8 @@ const FALSE_ATOMS: &str = "
 (init (cell 6)) (init (cell 7)) (init (cell 8)) (init (cell 9)) (init (cell 10))
 (<= (next (cell ?x)) (true (cell ?x)))
 (<= (big ?x ?y) (true (cell ?x)) (num ?y))
-(<= (d ?x) (p ?x))
+(<= (d ?x) (p ?x) (not (q ?x)))
+(<= (q ?x) (true (void ?x)))
 (<= (d ?x) (true (on ?x)))
 (<= (w ?x) (p ?x) (not (d ?x)))
 (<= (u) (true (on a)))
@@ -519,8 +522,6 @@ const FALSE_ATOMS: &str = "
 /// (and patches an edit that does neither).
 #[test]
 fn edits_that_make_read_atoms_false_or_true_again_reground_like_a_full_grounding() {
-    let first = program(FALSE_ATOMS, Syntax::Kif).expect("a valid game");
-    let mut session = Session::start(&first, &options(1)).expect("grounds");
     let patchable = "(<= (goal r 50) (true (on a)) (big 2 2))";
     let versions = [
         // A new rule that reads the false `w(a)`, then gone again.
@@ -535,14 +536,40 @@ fn edits_that_make_read_atoms_false_or_true_again_reground_like_a_full_grounding
         // Neither: patched.
         FALSE_ATOMS.replace("(role r)", &format!("(role r) {patchable}")),
     ];
+    let patched = sessions_match(FALSE_ATOMS, &versions);
+    assert!(patched[6], "the last version is patched");
+}
+
+/// Certain atoms (true in every state) in a session: with `d(X) :- p(X)`, `d` is certain and
+/// `w(X) :- p(X) & ~d(X)` has no instance in S*; edits that take a `p` fact away, bring it
+/// back, and give `d` a certain rule more change which instances S* has, and the session
+/// follows the full grounding.
+#[test]
+fn edits_that_change_certain_atoms_reground_like_a_full_grounding() {
+    let certain = FALSE_ATOMS.replace("(p ?x) (not (q ?x))", "(p ?x)");
+    let versions = [
+        certain.replace("(p a) (p b)", "(p b)"),
+        certain.clone(),
+        certain.replace("(role r)", "(role r) (p c) (<= (d ?x) (num ?x))"),
+        certain.replace("(role r)", "(role r) (p c) (<= (w ?x) (p ?x) (not (d c)))"),
+    ];
+    sessions_match(&certain, &versions);
+}
+
+/// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
+/// ground game after each equals a full grounding of that version; returns which versions
+/// were patched.
+fn sessions_match(first: &str, versions: &[String]) -> Vec<bool> {
+    let first = program(first, Syntax::Kif).expect("a valid game");
+    let mut session = Session::start(&first, &options(1)).expect("grounds");
+    let mut patched = Vec::new();
     for (i, text) in versions.iter().enumerate() {
         let next = program(text, Syntax::Kif).expect("a valid game");
         let full = ground(&next, &options(1)).expect("grounds");
         let update = session.apply(&next).expect("re-grounds");
         let (live, full) = (written(update.grounded, &next), written(&full, &next));
         assert!(live == full, "version {i}:\nlive:\n{live}\nfull:\n{full}");
-        if text.contains(patchable) {
-            assert!(update.patched, "version {i} is patched");
-        }
+        patched.push(update.patched);
     }
+    patched
 }

@@ -191,3 +191,49 @@ fn moves_are_in_the_superset_when_no_rule_reads_does() {
     );
     assert!(atoms.lines().any(|l| l == "(does c tick)"), "{atoms}");
 }
+
+/// A negation decided by certain atoms (`crate::analysis::certain`): `link(X,Y)` holds in
+/// every state for neighbouring cells (its first rule reads static relations only), so
+/// `far(X,Y)` is never derived for them and is not in S*, while farther pairs are (`link`
+/// between them needs an open cell); the domain-graph loop decides the same, and the game
+/// validates.
+#[test]
+fn certain_atoms_decide_negations_of_dynamic_relations() {
+    let dir = scratch("certain");
+    let game = dir.join("corridor.kif");
+    std::fs::write(
+        &game,
+        "(role w) (init (wall 2)) (cell 1) (cell 2) (cell 3) (nb 1 2) (nb 2 3)
+         (<= (legal w (build ?c)) (cell ?c))
+         (<= (next (wall ?c)) (does w (build ?c)))
+         (<= (open ?c) (cell ?c) (not (true (wall ?c))))
+         (<= (link ?x ?y) (nb ?x ?y))
+         (<= (link ?x ?z) (nb ?x ?y) (open ?y) (link ?y ?z))
+         (<= (far ?x ?y) (cell ?x) (cell ?y) (distinct ?x ?y) (not (link ?x ?y)))
+         (<= (goal w 100) (far 1 3)) (<= (goal w 0) (not (far 1 3)))
+         (<= terminal (true (wall 3)))",
+    )
+    .expect("game written");
+    let path = game.display().to_string();
+    for superset in [&[][..], &["--superset", "domain-loop"][..]] {
+        let out = gdlground(&[&["atoms", &path][..], superset].concat());
+        let atoms = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let far: Vec<&str> = atoms.lines().filter(|l| l.starts_with("(far ")).collect();
+        assert_eq!(
+            far,
+            ["(far 1 3)", "(far 2 1)", "(far 3 1)", "(far 3 2)"],
+            "{superset:?}"
+        );
+    }
+    let out = gdlground(&["validate", &path, "--playouts", "20", "--seed", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

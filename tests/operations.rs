@@ -200,3 +200,33 @@ fn json_output_says_what_each_effect_does() {
     body.sort_by_key(|v| v.to_string());
     assert_eq!(body, vec!["(does (take 2))", "(pile 5)"]);
 }
+
+/// Queens on 6×6: `solution(Y1,…,Y6)` negates `queenmove` between every two columns, and a
+/// queen next to another attacks it in every state (`horizontalmove` and `northeastmove` have
+/// rules over static relations only). Those certain attacks decide the negations between
+/// neighbouring columns, so S* holds exactly the `solution` tuples whose neighbouring ranks
+/// differ by two or more (counted here by brute force) instead of all 6^6; and the game still
+/// validates.
+#[test]
+fn certain_atoms_decide_the_queens_negations() {
+    let Some(game) = stanford("queens6x6.hrf") else {
+        return;
+    };
+    let output = gdlground(&["atoms", game.to_str().expect("a UTF-8 path")]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let atoms = String::from_utf8_lossy(&output.stdout);
+    let solutions = atoms
+        .lines()
+        .filter(|a| a.starts_with("(solution "))
+        .count();
+    let spread = |t: &[u32]| t.windows(2).all(|w| w[0].abs_diff(w[1]) >= 2);
+    let tuples = (0..6u32.pow(6)).map(|i| (0..6).map(|k| i / 6u32.pow(k) % 6).collect::<Vec<_>>());
+    let expected = tuples.filter(|t| spread(t)).count();
+    assert_eq!(solutions, expected);
+    let (ok, report) = validate(&game);
+    assert!(ok, "{report}");
+}

@@ -1,8 +1,10 @@
 //! The analysis stage: facts about a checked program that grounding needs.
 //!
 //! Input: a [`Program`]. Output: its relation dependency graph, which relations are static
-//! (do not depend on `true`/`does`, nor on fluents in the operation model), and components.
+//! (do not depend on `true`/`does`, nor on fluents in the operation model), which may have
+//! atoms true in every state ([`certain`]), and components.
 
+pub mod certain;
 pub mod domains;
 
 use crate::program::{Literal, Program, RelId};

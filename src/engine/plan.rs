@@ -5,13 +5,16 @@
 //! Static relations (those not depending on `true`/`does`) are planned exactly, negation
 //! included (antijoins against completed lower strata); dynamic rules drop their negative
 //! literals over dynamic relations (the relaxation) but keep those over static relations,
-//! which can be decided exactly. That makes S* tighter than S and still sound.
+//! which can be decided exactly, and test those over relations with certain atoms
+//! ([`crate::analysis::certain`]) against the certain ones. That makes S* tighter than S and
+//! still sound.
 
 use super::pattern::{pattern, variables, Item, Pattern};
 use super::stats::Stats;
+use crate::analysis::certain::{certain_relations, certain_rule};
 use crate::analysis::Dependencies;
 use crate::program::encoding::Encoding;
-use crate::program::{Builtin, Literal, Program, RelId, Rule, VarId};
+use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, VarId};
 
 /// One step of a rule's chain, applied to the bindings so far.
 #[derive(Clone, Debug)]
@@ -112,11 +115,23 @@ pub struct Plan {
 pub enum Part {
     /// The rules whose heads are exactly computed static relations.
     Exact,
+    /// Those of them whose heads' rows the statistics do not know: the known ones (the
+    /// relations defined by facts alone) are given to the run instead of derived.
+    ExactDerived,
     /// The other rules and the dynamics rules; the exact relations are given.
     Rest,
     /// The other rules without the dynamics rules: the exact relations, `true` and `does`
     /// are given (the domain-graph reduction loop's current sets).
     Loop,
+    /// The certain rules ([`crate::analysis::certain`]) of the relations whose certain atoms
+    /// some rule tests, renamed to their [`certain_id`]s: the exact relations are given.
+    Certain,
+}
+
+/// The id under which the certain atoms of relation `rel` are computed and given, for a
+/// program with `relations` relations: ids past the program's own.
+pub fn certain_id(relations: usize, rel: RelId) -> RelId {
+    relations as RelId + rel
 }
 
 impl Plan {
@@ -124,24 +139,37 @@ impl Plan {
     pub fn new(program: &Program, encoding: &Encoding, part: Part, stats: &Stats) -> Plan {
         let deps = Dependencies::new(program);
         let is_static = deps.exact_relations(program);
+        let certain = certain_relations(program, &is_static);
+        let context = Context {
+            program,
+            encoding,
+            exact: &is_static,
+            certain: &certain,
+            stats,
+        };
         let mut rules = Vec::new();
+        if part == Part::Certain {
+            rules = certain_plans(&context);
+        }
         for (i, rule) in program.rules.iter().enumerate() {
             let head_static = is_static[rule.head.rel as usize];
-            if head_static != (part == Part::Exact) {
+            let exact = matches!(part, Part::Exact | Part::ExactDerived);
+            let known = part == Part::ExactDerived && stats.has_rows(rule.head.rel);
+            if part == Part::Certain || head_static != exact || known {
                 continue;
             }
             let vars = program.rule_origins[i].var_names.len();
-            let context = (program, encoding, &is_static[..], stats);
-            rules.push(plan_rule(context, rule, Some(i), vars, head_static));
+            rules.push(plan_rule(&context, rule, Some(i), vars, head_static));
         }
         if part == Part::Rest {
             for rule in &program.dynamics {
-                let context = (program, encoding, &is_static[..], stats);
-                rules.push(plan_rule(context, rule, None, rule.variables(), false));
+                rules.push(plan_rule(&context, rule, None, rule.variables(), false));
             }
         }
-        let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); program.relations.len()];
-        let mut heads = vec![false; program.relations.len()];
+        // Room for the certain ids too.
+        let ids = 2 * program.relations.len();
+        let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); ids];
+        let mut heads = vec![false; ids];
         for plan in &rules {
             heads[plan.head_rel as usize] = true;
             for step in &plan.steps {
@@ -163,7 +191,7 @@ impl Plan {
                 }
             })
             .collect();
-        let mut component_of = vec![usize::MAX; program.relations.len()];
+        let mut component_of = vec![usize::MAX; ids];
         for (c, comp) in components.iter().enumerate() {
             for &r in &comp.relations {
                 component_of[r as usize] = c;
@@ -189,32 +217,84 @@ impl Plan {
     }
 }
 
-/// What planning a rule needs besides the rule: the program, its encoding, which relations
-/// are computed exactly, and the statistics that order bodies.
-type Context<'a> = (&'a Program, &'a Encoding, &'a [bool], &'a Stats);
+/// What planning a rule needs besides the rule.
+struct Context<'a> {
+    program: &'a Program,
+    encoding: &'a Encoding,
+    /// Which relations are computed exactly.
+    exact: &'a [bool],
+    /// Which relations have their certain atoms computed ([`certain_relations`]).
+    certain: &'a [bool],
+    /// The statistics that order bodies.
+    stats: &'a Stats,
+}
+
+/// Plans the certain rules of the relations [`certain_relations`] names, with those relations
+/// renamed to their [`certain_id`]s.
+fn certain_plans(context: &Context<'_>) -> Vec<RulePlan> {
+    let (program, exact, certain) = (context.program, context.exact, context.certain);
+    let n = program.relations.len();
+    let rename = |a: &Atom| match certain[a.rel as usize] {
+        true => Atom {
+            rel: certain_id(n, a.rel),
+            args: a.args.clone(),
+        },
+        false => a.clone(),
+    };
+    (program.rules.iter().enumerate())
+        .filter(|(_, rule)| certain[rule.head.rel as usize])
+        .filter(|(_, rule)| certain_rule(rule, exact, certain))
+        .map(|(i, rule)| {
+            let body = (rule.body.iter())
+                .map(|literal| match literal {
+                    Literal::Pos(a) => Literal::Pos(rename(a)),
+                    other => other.clone(),
+                })
+                .collect();
+            let renamed = Rule {
+                head: rename(&rule.head),
+                body,
+            };
+            let vars = program.rule_origins[i].var_names.len();
+            plan_rule(context, &renamed, None, vars, true)
+        })
+        .collect()
+}
 
 /// Plans one rule of P+ with `vars` variables: its positive literals ordered as joins, its
 /// built-ins as filters or computations, and its negative literals as antijoins where they
-/// can be decided exactly (the head or the negated relation is static); the other negative
-/// literals are the relaxation's and dropped.
+/// can be decided exactly (the head or the negated relation is static). A negative literal
+/// over a relation with certain atoms is an antijoin against those (its instances with a
+/// certain atom never fire); the other negative literals are the relaxation's and dropped.
 fn plan_rule(
-    (program, encoding, is_static, stats): Context<'_>,
+    context: &Context<'_>,
     rule: &Rule,
     source: Option<usize>,
     vars: usize,
     head_static: bool,
 ) -> RulePlan {
+    let Context {
+        program,
+        encoding,
+        exact,
+        certain,
+        stats,
+    } = *context;
     let mut positives = Vec::new();
     let mut filters = Vec::new();
     for literal in &rule.body {
         match literal {
             Literal::Pos(a) => positives.push((a.rel, pattern(program, encoding, &a.args))),
-            Literal::Neg(a) if head_static || is_static[a.rel as usize] => {
+            Literal::Neg(a) if head_static || exact[a.rel as usize] => {
                 filters.push(Step::Antijoin {
                     rel: a.rel,
                     pattern: pattern(program, encoding, &a.args),
                 })
             }
+            Literal::Neg(a) if certain[a.rel as usize] => filters.push(Step::Antijoin {
+                rel: certain_id(program.relations.len(), a.rel),
+                pattern: pattern(program, encoding, &a.args),
+            }),
             Literal::Neg(_) => {}
             Literal::Builtin { op, args, negated } => filters.push(Step::Filter {
                 op: *op,

@@ -22,7 +22,8 @@ use timely::dataflow::ProbeHandle;
 pub type Tables = BTreeMap<RelId, Vec<Row>>;
 
 /// Computes S* and the ground instances of `program` (classic model), in two runs: the
-/// exactly computed static relations first, then the rest, planned with their sizes known.
+/// exactly computed static relations first, then the rest, planned with their sizes known
+/// (and, between them, the certain atoms of the few games that test some: see [`crate::analysis::certain`]).
 pub fn instantiate(
     program: &Program,
     encoding: &Encoding,
@@ -30,6 +31,7 @@ pub fn instantiate(
 ) -> Result<Instantiation, EngineError> {
     let limits = Limits::new(options);
     let stats = exact(program, encoding, options, &limits, Tables::new())?;
+    let stats = certain(program, encoding, options, &limits, stats)?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
     let given = Arc::new(stats.into_rows());
     let templates = Arc::new(Templates::new(program, encoding, &plan));
@@ -39,7 +41,9 @@ pub fn instantiate(
 
 /// Computes the exactly computed static relations of `program` (the first run) and returns
 /// statistics over their rows together with the rows of `more` (relations given to the
-/// second run).
+/// second run). The relations defined by facts alone are given to the run, not derived by
+/// it (a rule per fact costs timely operators), and a game with no other static rules needs
+/// no run at all.
 pub fn exact(
     program: &Program,
     encoding: &Encoding,
@@ -49,25 +53,64 @@ pub fn exact(
 ) -> Result<Stats, EngineError> {
     let arities = Arc::new(encoding.arities());
     let facts = Stats::new(facts(program, encoding), arities.clone());
-    let exact = Arc::new(Plan::new(program, encoding, Part::Exact, &facts));
-    let templates = Arc::new(Templates::new(program, encoding, &exact));
-    let none = Arc::new(Tables::new());
-    let (exact_atoms, _, _) = run(&templates, &none, options, limits, None)?;
+    let exact = Arc::new(Plan::new(program, encoding, Part::ExactDerived, &facts));
+    let facts = Arc::new(facts.into_rows());
+    let exact_atoms = match exact.rules.is_empty() {
+        true => Vec::new(),
+        false => {
+            let templates = Arc::new(Templates::new(program, encoding, &exact));
+            run(&templates, &facts, options, limits, None)?.0
+        }
+    };
     let mut given = more;
+    for (rel, rows) in unshare(facts) {
+        given.entry(rel).or_default().extend(rows);
+    }
     for (rel, row) in exact_atoms {
         given.entry(rel).or_default().push(row);
     }
     Ok(Stats::new(given, arities))
 }
 
-/// The result of a second run: the given relations' rows and the computed atoms, sorted.
+/// Adds to `stats` (the exact relations' rows) the certain atoms the rules of `program` test
+/// ([`Part::Certain`]), under their [`certain_id`](super::plan::certain_id)s: one more run,
+/// for the games that have any (rare; queens is one). The plans made with the result decide
+/// those tests.
+pub fn certain(
+    program: &Program,
+    encoding: &Encoding,
+    options: &Options,
+    limits: &Arc<Limits>,
+    stats: Stats,
+) -> Result<Stats, EngineError> {
+    let plan = Arc::new(Plan::new(program, encoding, Part::Certain, &stats));
+    if plan.rules.is_empty() {
+        return Ok(stats);
+    }
+    let templates = Arc::new(Templates::new(program, encoding, &plan));
+    let given = Arc::new(stats.into_rows());
+    let (atoms, _, _) = run(&templates, &given, options, limits, None)?;
+    let mut rows = unshare(given);
+    // Every relation tested, with no certain atom too: the plans read them all.
+    for rule in &plan.rules {
+        rows.entry(rule.head_rel).or_default();
+    }
+    for (rel, row) in atoms {
+        rows.entry(rel).or_default().push(row);
+    }
+    Ok(Stats::new(rows, Arc::new(encoding.arities())))
+}
+
+/// The result of a second run: the given relations' rows and the computed atoms, sorted (the
+/// certain atoms, given under ids past the program's relations, left out).
 pub fn gather(
     plan: &Plan,
     given: Arc<Tables>,
     computed: Vec<(RelId, Row)>,
     instances: Instances,
 ) -> Instantiation {
-    let given = unshare(given);
+    let mut given = unshare(given);
+    given.retain(|rel, _| (*rel as usize) < plan.is_static.len());
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))

@@ -39,6 +39,11 @@ impl Stats {
         }
     }
 
+    /// Whether `rel` has known rows, and at least one.
+    pub fn has_rows(&self, rel: RelId) -> bool {
+        self.rows.get(&rel).is_some_and(|rows| !rows.is_empty())
+    }
+
     /// The known rows, given back.
     pub fn into_rows(self) -> BTreeMap<RelId, Vec<Row>> {
         self.rows

@@ -258,6 +258,9 @@ impl LiveGame {
                 true => (now, &self.forms, &mut changes.atoms_added),
                 false => (then, &previous.forms, &mut changes.atoms_removed),
             };
+            if mapping.is_certain(*rel) {
+                continue;
+            }
             let atom = (mapping.relation_back(*rel)?, mapping.row_back(row)?);
             if forms.negates(atom.0) {
                 negated.insert(*rel);

@@ -34,15 +34,16 @@ pub fn candidates(
     stats: &Stats,
     exact: &[bool],
 ) -> Result<Vec<Candidate>, EngineError> {
-    let levels = levels(&Dependencies::new(program), exact).ok_or_else(|| {
+    let plans =
+        [Part::Exact, Part::Certain, Part::Rest].map(|p| Plan::new(program, encoding, p, stats));
+    let levels = levels(&Dependencies::new(program), exact, &plans[1]).ok_or_else(|| {
         EngineError::Unsupported(format!(
             "a live session holds {} levels of negation among static relations; this game has more",
             LEVELS - 1
         ))
     })?;
     let mut out = Vec::new();
-    for part in [Part::Exact, Part::Rest] {
-        let plan = Plan::new(program, encoding, part, stats);
+    for plan in plans {
         for rule in plan.rules {
             let level = levels[rule.head_rel as usize];
             let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
@@ -76,11 +77,14 @@ pub fn candidates(
 }
 
 /// Each relation's level: exact relations one above the highest they negate and at least
-/// as high as those they use; every other relation on the top level. `None` if the exact
-/// relations need more levels than a live dataflow has.
-fn levels(deps: &Dependencies, exact: &[bool]) -> Option<Vec<usize>> {
+/// as high as those they use; every other relation on the top level. Then, past the
+/// program's relations, each one's certain atoms (the heads of the `certain` plan): like
+/// exact relations, by the relations their plans join and antijoin. `None` if these need
+/// more levels than a live dataflow has.
+fn levels(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<usize>> {
     let top = LEVELS - 1;
     let mut level: Vec<usize> = exact.iter().map(|&e| if e { 0 } else { top }).collect();
+    level.resize(2 * exact.len(), 0);
     let mut changed = true;
     while changed {
         changed = false;
@@ -92,6 +96,26 @@ fn levels(deps: &Dependencies, exact: &[bool]) -> Option<Vec<usize>> {
                         return None;
                     }
                     level[r] = need;
+                    changed = true;
+                }
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for rule in &certain.rules {
+            for step in &rule.steps {
+                let need = match step {
+                    Step::Join { rel, .. } => level[*rel as usize],
+                    Step::Antijoin { rel, .. } => level[*rel as usize] + 1,
+                    _ => continue,
+                };
+                if need > level[rule.head_rel as usize] {
+                    if need >= top {
+                        return None;
+                    }
+                    level[rule.head_rel as usize] = need;
                     changed = true;
                 }
             }

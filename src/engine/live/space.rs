@@ -27,9 +27,10 @@ pub struct Mapping {
     tokens: Vec<Token>,
     /// The version's token of each space token (`Token::MAX`: not in this version).
     back: Vec<Token>,
-    /// Space id of each of the version's relations.
+    /// Space id of each of the version's relations, then of each one's certain atoms (the
+    /// [`certain_id`](crate::engine::plan::certain_id)s).
     relations: Vec<RelId>,
-    /// The version's relation of each space relation (`RelId::MAX`: none).
+    /// The version's relation (or certain id) of each space relation (`RelId::MAX`: none).
     relations_back: Vec<RelId>,
 }
 
@@ -52,12 +53,16 @@ impl Space {
         for (t, &id) in tokens.iter().enumerate() {
             back[id as usize] = t as Token;
         }
-        let mut relations = Vec::with_capacity(program.relations.len());
-        for (r, relation) in program.relations.iter().enumerate() {
-            let name = program.relation_name(r as RelId);
-            let next = self.relations.len() as RelId;
-            let key = (name.into(), relation.arity);
-            relations.push(*self.relations.entry(key).or_insert(next));
+        let mut relations = Vec::with_capacity(2 * program.relations.len());
+        // A relation's certain atoms are a relation of their own, named so that no game's
+        // relation can have the name (names have no spaces).
+        for suffix in ["", " certain"] {
+            for (r, relation) in program.relations.iter().enumerate() {
+                let name = format!("{}{suffix}", program.relation_name(r as RelId));
+                let next = self.relations.len() as RelId;
+                let key = (name.into(), relation.arity);
+                relations.push(*self.relations.entry(key).or_insert(next));
+            }
         }
         let mut relations_back = vec![RelId::MAX; self.relations.len()];
         for (r, &id) in relations.iter().enumerate() {
@@ -143,10 +148,17 @@ impl Mapping {
         self.relations[rel as usize]
     }
 
-    /// The version's relation of space relation `rel`, if it has it.
+    /// The version's relation of space relation `rel`, if it has it (certain atoms are no
+    /// relation of the version: see [`Mapping::is_certain`]).
     pub fn relation_back(&self, rel: RelId) -> Option<RelId> {
         let r = *self.relations_back.get(rel as usize)?;
-        (r != RelId::MAX).then_some(r)
+        (r != RelId::MAX && !self.is_certain(rel)).then_some(r)
+    }
+
+    /// Whether space relation `rel` holds the certain atoms of one of the version's relations.
+    pub fn is_certain(&self, rel: RelId) -> bool {
+        let r = self.relations_back.get(rel as usize).copied();
+        r.is_some_and(|r| r != RelId::MAX && r as usize >= self.relations.len() / 2)
     }
 
     /// `row` (space tokens) in the version's tokens; `None` if it uses a functor the version
