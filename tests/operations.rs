@@ -230,3 +230,28 @@ fn certain_atoms_decide_the_queens_negations() {
     let (ok, report) = validate(&game);
     assert!(ok, "{report}");
 }
+
+/// `countofall` is checked but not grounded: a valid game using it is refused with the
+/// location of the count and exit code 1, by `ground` (leaving no output file) and by
+/// `validate`, never with a panic.
+#[test]
+fn a_count_is_refused_with_its_location() {
+    let game = scratch("count.hrf");
+    std::fs::write(
+        &game,
+        "role(white)\nbase(cell(X)) :- num(X)\naction(mark(X)) :- num(X)\ninit(step(1))\n\
+         num(1)\nnum(2)\nlegal(mark(X)) :- num(X) & ~cell(X)\nmark(X) :: cell(X)\n\
+         marked(N) :- countofall(X, cell(X), N)\nterminal :- marked(2)\n\
+         goal(white,100) :- marked(2)\ngoal(white,0) :- ~marked(2)\n",
+    )
+    .expect("game written");
+    let (path, out) = (game.display().to_string(), scratch("count.ground.hrf"));
+    let ground = gdlground(&["ground", &path, "-o", out.to_str().expect("a UTF-8 path")]);
+    let validate = gdlground(&["validate", &path]);
+    for output in [ground, validate] {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("count.hrf:9:14: error[E009]"), "{stderr}");
+    }
+    assert!(!out.exists());
+}

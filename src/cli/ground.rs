@@ -1,6 +1,6 @@
 //! `gdlground ground`: write the ground game and its counts.
 
-use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_USAGE};
+use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::syntax::Syntax;
 use gdlground::write::{self, ground::AtomText, spliced::Text, Notation};
@@ -195,13 +195,17 @@ pub fn load_and_ground(
 /// Prints why grounding `game` failed; the exit code.
 pub fn report(game: &gdlground::Game, error: &GroundError) -> i32 {
     let encoding = gdlground::program::encoding::Encoding::new(&game.program);
-    eprint!(
-        "{}: {}",
-        game.source.name,
-        error.render(&game.program, &encoding)
-    );
+    match error {
+        GroundError::Located(d) => eprint!("{}", d.render(&game.source)),
+        _ => eprint!(
+            "{}: {}",
+            game.source.name,
+            error.render(&game.program, &encoding)
+        ),
+    }
     match error {
         GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
+        GroundError::Located(_) => EXIT_REJECTED,
         _ => EXIT_USAGE,
     }
 }

@@ -1,11 +1,9 @@
 //! `gdlground validate`: random playouts comparing the ground program with the original rules.
 
 use super::ground::EngineArgs;
-use super::{SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
-use gdlground::engine::EngineError;
-use gdlground::program::encoding::Encoding;
+use super::{SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::reason::playout::{self, Options};
-use gdlground::{ground_with, read_game, GroundError, LoadError};
+use gdlground::{ground_with, read_game, LoadError};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -55,14 +53,7 @@ pub fn run(args: &Args) -> i32 {
             args.engine.report(&g);
             g
         }
-        Err(e) => {
-            let encoding = Encoding::new(&game.program);
-            eprint!("{name}: {}", e.render(&game.program, &encoding));
-            return match e {
-                GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
-                _ => EXIT_USAGE,
-            };
-        }
+        Err(e) => return super::ground::report(&game, &e),
     };
     let options = Options {
         playouts: args.playouts,

@@ -14,7 +14,9 @@ use crate::engine::{self, EngineError, Instantiation, Options};
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
 use crate::program::operations::lower_operations;
-use crate::program::{Model, Program};
+use crate::program::{Literal, Model, Program};
+use crate::syntax::Span;
+use crate::syntax::{Code, Diagnostic};
 use crate::write::ground::AtomText;
 use crate::write::Notation;
 
@@ -62,6 +64,8 @@ pub enum GroundError {
     Unsupported(String),
     /// The domain-graph reduction loop cannot run on this game.
     DomainLoop(String),
+    /// A construct of the game that grounding does not handle, where it is.
+    Located(Diagnostic),
 }
 
 /// Grounds `program` with `options` over S*.
@@ -75,6 +79,14 @@ pub fn ground_with(
     options: &Options,
     superset: &Superset,
 ) -> Result<Grounded, GroundError> {
+    if let Some(count) = first_count(program) {
+        let message = "`countofall` is not grounded yet: no ground form for it is written";
+        return Err(GroundError::Located(
+            Diagnostic::error(Code::Unsupported, count, message).with_hint(
+                "`gdlground check` reads the game; to ground it, write the count as rules",
+            ),
+        ));
+    }
     let (lowered, encoding) = prepare(program);
     if lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
@@ -102,6 +114,20 @@ pub fn ground_with(
     })
 }
 
+/// Where the first `countofall` of `program` is, if it has one.
+fn first_count(program: &Program) -> Option<Span> {
+    let rules = program.rules.iter().zip(&program.rule_origins);
+    let operations = program.operations.iter().zip(&program.operation_origins);
+    let bodies = (rules.map(|(r, o)| (&r.body[..], o)))
+        .chain(operations.map(|(op, o)| (&op.conditions[..], o)));
+    bodies.into_iter().find_map(|(body, origin)| {
+        let i = body
+            .iter()
+            .position(|l| matches!(l, Literal::Count { .. }))?;
+        Some(origin.literal_spans.get(i).copied().unwrap_or(origin.span))
+    })
+}
+
 /// What grounding `program` reads: for an operations game the program with its operations
 /// lowered to rules (`None` for a classic game), and the encoding of the program grounded.
 fn prepare(program: &Program) -> (Option<Program>, Encoding) {
@@ -115,6 +141,7 @@ impl GroundError {
     pub fn render(&self, program: &Program, encoding: &Encoding) -> String {
         match self {
             GroundError::Unsupported(m) => format!("error: {m}\n"),
+            GroundError::Located(d) => format!("error[{}]: {}\n", d.code.as_str(), d.message),
             GroundError::DomainLoop(m) => format!(
                 "error: {m}\n  hint: the default `--superset reachable` needs no finite domains\n"
             ),

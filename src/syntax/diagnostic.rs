@@ -34,6 +34,8 @@ pub enum Code {
     Missing,
     /// Something the normaliser cannot represent (too many disjuncts, too deep).
     Limit,
+    /// Valid GDL that grounding does not handle yet (`countofall`).
+    Unsupported,
 }
 
 impl Code {
@@ -48,6 +50,7 @@ impl Code {
             Code::Undefined => "W006",
             Code::Missing => "E007",
             Code::Limit => "E008",
+            Code::Unsupported => "E009",
         }
     }
 
@@ -62,6 +65,7 @@ impl Code {
             Code::Undefined => "undefined",
             Code::Missing => "missing",
             Code::Limit => "limit",
+            Code::Unsupported => "unsupported",
         }
     }
 }
