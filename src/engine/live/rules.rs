@@ -9,7 +9,7 @@ use crate::engine::plan::{Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
 use crate::engine::EngineError;
 use crate::program::encoding::Encoding;
-use crate::program::{Literal, Program};
+use crate::program::{Literal, Program, RelId};
 use std::fmt::Write;
 
 /// One rule of a version, ready to run live.
@@ -83,41 +83,38 @@ pub fn candidates(
 /// more levels than a live dataflow has.
 fn levels(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<usize>> {
     let top = LEVELS - 1;
+    // (relation, a relation it reads, whether negated).
+    let mut reads: Vec<(usize, usize, bool)> = Vec::new();
+    for r in (0..exact.len()).filter(|&r| exact[r]) {
+        let negated = |u: &RelId| deps.negative[r].contains(u);
+        reads.extend(deps.uses[r].iter().map(|u| (r, *u as usize, negated(u))));
+    }
+    for rule in &certain.rules {
+        for step in &rule.steps {
+            match step {
+                Step::Join { rel, .. } => {
+                    reads.push((rule.head_rel as usize, *rel as usize, false))
+                }
+                Step::Antijoin { rel, .. } => {
+                    reads.push((rule.head_rel as usize, *rel as usize, true))
+                }
+                _ => {}
+            }
+        }
+    }
     let mut level: Vec<usize> = exact.iter().map(|&e| if e { 0 } else { top }).collect();
     level.resize(2 * exact.len(), 0);
     let mut changed = true;
     while changed {
         changed = false;
-        for r in (0..exact.len()).filter(|&r| exact[r]) {
-            for &u in &deps.uses[r] {
-                let need = level[u as usize] + deps.negative[r].contains(&u) as usize;
-                if need > level[r] {
-                    if need >= top {
-                        return None;
-                    }
-                    level[r] = need;
-                    changed = true;
+        for &(r, u, negated) in &reads {
+            let need = level[u] + negated as usize;
+            if need > level[r] {
+                if need >= top {
+                    return None;
                 }
-            }
-        }
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for rule in &certain.rules {
-            for step in &rule.steps {
-                let need = match step {
-                    Step::Join { rel, .. } => level[*rel as usize],
-                    Step::Antijoin { rel, .. } => level[*rel as usize] + 1,
-                    _ => continue,
-                };
-                if need > level[rule.head_rel as usize] {
-                    if need >= top {
-                        return None;
-                    }
-                    level[rule.head_rel as usize] = need;
-                    changed = true;
-                }
+                level[r] = need;
+                changed = true;
             }
         }
     }
