@@ -6,19 +6,26 @@
 //! derived within each iteration. Each rule is a chain of `join_core`s over arrangements keyed
 //! by the bound variables, with the built-in steps between them fused into the joins
 //! ([`Fused`]); arrangements are shared between literals of the same shape in the same scope.
-//! The bindings a rule's chain produces are its ground instances.
+//! Joins and antijoins against relations given to the run are table lookups instead
+//! ([`super::lookup`]). The bindings a rule's chain produces are its ground instances.
 //!
 //! Timely's cost of building and of stepping a scope grows with its operators and its outputs,
 //! and for small games with big recursive components that cost dominates the run: hence the
 //! few variables, the fused steps, and one stream out of each scope for all its atoms and one
-//! for all its bindings.
+//! for all its bindings. An iterative scope costs a round of progress tracking per step, and
+//! every operator on a cycle that waits for its input's frontier (an arrangement, a
+//! differential `distinct`) adds a step to each iteration: hence the lookups, the eager
+//! `distinct` ([`eager`]) and no `distinct` at all for copies ([`Plan::copy_only`]); a step
+//! counter's component iterates in one step per count.
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
+use super::eager;
 use super::fused::Fused;
+use super::lookup::Lookups;
 use super::loops;
-use super::pattern::{depth, Pattern, Ranges, Row};
+use super::pattern::{depth, Ranges, Row};
 use super::plan::{Component, Plan, Step};
 use super::shape::Shape;
 use super::Limits;
@@ -62,7 +69,11 @@ pub struct Outputs<'s> {
 }
 
 /// Builds the whole computation in `scope`; `unit` holds the single empty binding, `given`
-/// the relations computed before (which the plan has no rules for).
+/// the relations computed before (which the plan has no rules for), `lookups` the tables of
+/// those of them that do not change during the run. With `rounds` the run advances the
+/// top-level time (the reduction loop), and the times within an iterative scope are not
+/// totally ordered: its relations are made distinct by differential's `distinct`, not the
+/// [`eager`](super::eager) one.
 ///
 /// The plan's [`supports`](Plan::supports) narrow given relations: each is replaced by its
 /// semijoin with its supports before the first rule reads it, if the supports are complete by
@@ -74,7 +85,9 @@ pub fn build<'s>(
     plan: &Arc<Plan>,
     unit: Rows<'s, u32>,
     given: BTreeMap<RelId, Rows<'s, u32>>,
+    lookups: &Arc<Lookups>,
     limits: &Arc<Limits>,
+    rounds: bool,
 ) -> Outputs<'s> {
     let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
     let mut relations = given;
@@ -100,7 +113,8 @@ pub fn build<'s>(
         }
         read.extend(reads);
         if !component.recursive {
-            let mut ctx = Context::new(plan, limits, unit.clone(), &relations);
+            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations);
+            ctx.eager = true;
             let rel = component.relations[0];
             let (derived, bindings) = ctx.derive(scope, &component.rules);
             instances.push(bindings);
@@ -116,7 +130,9 @@ pub fn build<'s>(
                 .filter(|(r, _)| reads.contains(r))
                 .map(|(&r, c)| (r, c.clone().enter(inner)))
                 .collect();
-            let mut ctx = Context::new(plan, limits, unit.clone().enter(inner), &outer);
+            let unit = unit.clone().enter(inner);
+            let mut ctx = Context::new(plan, lookups, limits, unit, &outer);
+            ctx.eager = !rounds;
             let mut variables = BTreeMap::new();
             for &rel in &loops {
                 let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
@@ -216,26 +232,33 @@ fn concat<'s, T: Timestamp + Lattice + Ord, D: Data>(
 /// The operators of one scope: its relations and the arrangements built so far.
 struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
+    lookups: &'p Arc<Lookups>,
     limits: &'p Arc<Limits>,
     unit: Rows<'s, T>,
     relations: BTreeMap<RelId, Rows<'s, T>>,
     /// Arrangements of literal shapes, by canonical shape.
     arranged: HashMap<Shape, Keyed<'s, T>>,
+    /// Whether the scope's times are totally ordered, so that relations can be made distinct
+    /// eagerly ([`eager::distinct`]).
+    eager: bool,
 }
 
 impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     fn new(
         plan: &'p Arc<Plan>,
+        lookups: &'p Arc<Lookups>,
         limits: &'p Arc<Limits>,
         unit: Rows<'s, T>,
         relations: &BTreeMap<RelId, Rows<'s, T>>,
     ) -> Context<'s, 'p, T> {
         Context {
             plan,
+            lookups,
             limits,
             unit,
             relations: relations.clone(),
             arranged: HashMap::new(),
+            eager: false,
         }
     }
 
@@ -278,11 +301,9 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             let (mut fused, used) = self.fused(&steps[at + 1..], &mut bound, rule.vars);
             at += 1 + used;
             if fused.ends() {
-                return self.extend(keyed, step, rule.vars, move |row| {
-                    Some((r, fused.apply(row)?))
-                });
+                return self.extend(keyed, step, move |row| Some((r, fused.apply(row)?)));
             }
-            keyed = self.extend(keyed, step, rule.vars, move |row| fused.keyed(row));
+            keyed = self.extend(keyed, step, move |row| fused.keyed(row));
         }
     }
 
@@ -326,72 +347,76 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         &mut self,
         keyed: VecCollection<'s, T, (Row, Row), Diff>,
         step: &Step,
-        vars: usize,
         mut then: impl FnMut(Row) -> Option<O> + 'static,
     ) -> VecCollection<'s, T, O, Diff> {
-        match step {
-            Step::Join {
-                rel,
-                pattern,
-                key,
-                new,
-            } => {
-                let right = self.arranged(*rel, pattern, key, new, vars);
-                keyed
-                    .arrange_by_key()
-                    .join_core(right, move |_key, binding: &Row, values: &Row| {
+        if let Some(shape) = Shape::of(step) {
+            if let Some(index) = self.lookups.join(&shape) {
+                return keyed.flat_map(move |(key, binding): (Row, Row)| {
+                    let values = index.get(&key).map_or(&[][..], |v| &v[..]);
+                    let extend = |value: &Row| {
                         let mut out = binding.clone();
-                        out.extend_from_slice(values);
-                        then(out)
-                    })
+                        out.extend_from_slice(value);
+                        out
+                    };
+                    values
+                        .iter()
+                        .filter_map(|v| then(extend(v)))
+                        .collect::<Vec<O>>()
+                });
             }
-            Step::Antijoin { rel, .. } => keyed
-                .antijoin(self.relation(*rel))
-                .flat_map(move |(_, row)| then(row)),
-            Step::Filter { .. } | Step::Compute { .. } => {
-                unreachable!("built-in steps are fused into the operator before them")
+            let right = self.arranged(shape);
+            return keyed.arrange_by_key().join_core(
+                right,
+                move |_key, binding: &Row, values: &Row| {
+                    let mut out = binding.clone();
+                    out.extend_from_slice(values);
+                    then(out)
+                },
+            );
+        }
+        match step {
+            Step::Antijoin { rel, .. } => match self.lookups.set(*rel) {
+                Some(set) => keyed.flat_map(move |(atom, row)| match set.contains(&atom) {
+                    true => None,
+                    false => then(row),
+                }),
+                None => keyed
+                    .antijoin(self.relation(*rel))
+                    .flat_map(move |(_, row)| then(row)),
+            },
+            Step::Join { .. } | Step::Filter { .. } | Step::Compute { .. } => {
+                unreachable!("joins are extended above, built-in steps fused before them")
             }
         }
     }
 
-    /// The rows of `rel` matching `pattern`, keyed by the values of `key` with those of `new`
-    /// beside them: one arrangement per shape, shared by every literal of that shape.
-    fn arranged(
-        &mut self,
-        rel: RelId,
-        pattern: &Pattern,
-        key: &[VarId],
-        new: &[VarId],
-        vars: usize,
-    ) -> Keyed<'s, T> {
-        let shape = Shape::new(rel, pattern, key, new);
+    /// The rows of the literal of `shape`, keyed by the values of its key with those of its
+    /// new variables beside them: one arrangement per shape, shared by every literal of that
+    /// shape.
+    fn arranged(&mut self, shape: Shape) -> Keyed<'s, T> {
         if let Some(arranged) = self.arranged.get(&shape) {
             return arranged.clone();
         }
-        let arities = self.arities();
-        let (p, k, n) = (pattern.clone(), key.to_vec(), new.to_vec());
-        let mut ranges = Ranges::new(vars);
-        let arranged = self
-            .relation(rel)
-            .flat_map(move |row: Row| {
-                if !ranges.match_row(&p, &row, &arities) {
-                    return None;
-                }
-                let (mut kr, mut nr) = (Row::new(), Row::new());
-                k.iter().for_each(|&v| ranges.push_value(v, &row, &mut kr));
-                n.iter().for_each(|&v| ranges.push_value(v, &row, &mut nr));
-                Some((kr, nr))
-            })
+        let (arities, literal) = (self.arities(), shape.clone());
+        let mut ranges = Ranges::new(shape.vars());
+        let arranged = (self.relation(shape.rel))
+            .flat_map(move |row: Row| literal.entry(&row, &mut ranges, &arities))
             .arrange_by_key();
         self.arranged.insert(shape, arranged.clone());
         arranged
     }
 
-    /// The atoms of the relation whose rule plans are `rules`, and their bindings (tagged).
+    /// The atoms of the relation whose rule plans are `rules`, and their bindings (tagged):
+    /// distinct, unless they are copies ([`Plan::copy_only`]).
     fn derive(&mut self, scope: Scope<'s, T>, rules: &[usize]) -> (Rows<'s, T>, Tagged<'s, T>) {
         let parts = rules.iter().map(|&r| self.bindings(r)).collect();
         let bindings = concat(scope, parts);
-        (self.heads(bindings.clone()).distinct(), bindings)
+        let heads = self.heads(bindings.clone());
+        match (self.plan.copy_only(rules), self.eager) {
+            (true, _) => (heads, bindings),
+            (false, true) => (eager::distinct(heads), bindings),
+            (false, false) => (heads.distinct(), bindings),
+        }
     }
 
     /// The head atoms of tagged `bindings` (one operator for all the rules of a relation); in
@@ -410,7 +435,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             let mut atom = Row::new();
             ranges.instantiate(&rule.head, &row, &mut atom);
             if rule.recursive && depth(&atom, &plan.arities) > limits.max_depth {
-                limits.exceeded(rule.head_rel, &atom);
+                limits.exceeded(plan.original(rule.head_rel), &atom);
                 return None;
             }
             Some(atom)

@@ -9,15 +9,18 @@
 
 mod builtin;
 mod dataflow;
+mod eager;
 mod fused;
 mod instances;
 pub mod live;
+mod lookup;
 mod loops;
 mod pattern;
 mod plan;
 mod reduce;
 mod run;
 mod shape;
+mod split;
 mod stats;
 mod steps;
 mod templates;

@@ -15,6 +15,7 @@ use crate::analysis::certain::{certain_relations, certain_rule};
 use crate::analysis::Dependencies;
 use crate::program::encoding::Encoding;
 use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, VarId};
+use std::collections::BTreeMap;
 
 /// One step of a rule's chain, applied to the bindings so far.
 #[derive(Clone, Debug)]
@@ -78,6 +79,20 @@ pub struct RulePlan {
     pub recursive: bool,
 }
 
+impl RulePlan {
+    /// The relation this rule copies, if it is a copy `head(P) :- rel(P)`: one literal with
+    /// the head's own arguments, so that each row read is one atom derived (the dynamics
+    /// rules `true(F) :- next(F)` and `does(R, M) :- legal(R, M)` are).
+    pub fn copies(&self) -> Option<RelId> {
+        match &self.steps[..] {
+            [Step::Join { rel, pattern, .. }] if self.source.is_none() && *pattern == self.head => {
+                Some(*rel)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A strongly connected component of the relaxed dependency graph.
 #[derive(Clone, Debug)]
 pub struct Component {
@@ -107,6 +122,9 @@ pub struct Plan {
     /// With [`Part::Loop`]: the given relations the reduction loop shrinks and the relations
     /// whose atoms support their rows (`true`: `init`, `next`; `does`: `legal`).
     pub supports: Vec<(RelId, Vec<RelId>)>,
+    /// Relation ids past the program's (and past the certain ids) that stand for a part of a
+    /// program relation, with that relation ([`super::split`]); empty unless split.
+    pub renamed: BTreeMap<RelId, RelId>,
 }
 
 /// Which rules a plan covers: the engine computes the exact static relations first, then
@@ -159,48 +177,32 @@ impl Plan {
                 continue;
             }
             let vars = program.rule_origins[i].var_names.len();
-            rules.push(plan_rule(&context, rule, Some(i), vars, head_static));
+            rules.push(plan_rule(&context, rule, Some(i), vars, head_static, &[]));
         }
         if part == Part::Rest {
             for rule in &program.dynamics {
-                rules.push(plan_rule(&context, rule, None, rule.variables(), false));
+                rules.push(plan_rule(
+                    &context,
+                    rule,
+                    None,
+                    rule.variables(),
+                    false,
+                    &[],
+                ));
             }
         }
         // Room for the certain ids too.
-        let ids = 2 * program.relations.len();
-        let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); ids];
-        let mut heads = vec![false; ids];
-        for plan in &rules {
-            heads[plan.head_rel as usize] = true;
-            for step in &plan.steps {
-                if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
-                    edges[plan.head_rel as usize].push(*rel);
-                }
+        let components = components(&mut rules, 2 * program.relations.len());
+        // Semi-naive order: a recursive component's rules start from one of its relations.
+        for component in components.iter().filter(|c| c.recursive) {
+            for &r in &component.rules {
+                let Some(i) = rules[r].source else { continue };
+                let (rule, vars) = (&program.rules[i], program.rule_origins[i].var_names.len());
+                let head_static = is_static[rule.head.rel as usize];
+                let within = &component.relations;
+                rules[r] = plan_rule(&context, rule, Some(i), vars, head_static, within);
+                rules[r].recursive = true;
             }
-        }
-        let mut components: Vec<Component> = crate::analysis::components(&edges)
-            .into_iter()
-            .filter(|relations| relations.iter().any(|&r| heads[r as usize]))
-            .map(|relations| {
-                let recursive =
-                    relations.len() > 1 || edges[relations[0] as usize].contains(&relations[0]);
-                Component {
-                    relations,
-                    recursive,
-                    rules: Vec::new(),
-                }
-            })
-            .collect();
-        let mut component_of = vec![usize::MAX; ids];
-        for (c, comp) in components.iter().enumerate() {
-            for &r in &comp.relations {
-                component_of[r as usize] = c;
-            }
-        }
-        for (i, plan) in rules.iter_mut().enumerate() {
-            let c = component_of[plan.head_rel as usize];
-            plan.recursive = components[c].recursive;
-            components[c].rules.push(i);
         }
         Plan {
             components,
@@ -213,8 +215,76 @@ impl Plan {
             } else {
                 Vec::new()
             },
+            renamed: BTreeMap::new(),
         }
     }
+
+    /// Whether the relation derived by rule plans `rules` needs no `distinct`: each of them
+    /// copies a relation that no copy derives, and no antijoin reads it. Its atoms then come
+    /// at most once per rule, which its readers allow (joins and the result sum
+    /// multiplicities; an antijoin would subtract them), and a cycle through it still has a
+    /// `distinct` elsewhere (the relation it copies is derived by rules that are not copies).
+    /// In the iterations of a recursive component, that is one operator less on the state's
+    /// cycle (`true`, read by every rule, copied from `next`).
+    pub fn copy_only(&self, rules: &[usize]) -> bool {
+        let copied =
+            |rel: RelId| (self.rules.iter()).any(|r| r.head_rel == rel && r.copies().is_some());
+        let negated = |rel: RelId| {
+            (self.rules.iter().flat_map(|r| &r.steps))
+                .any(|step| matches!(step, Step::Antijoin { rel: a, .. } if *a == rel))
+        };
+        let Some(&first) = rules.first() else {
+            return false;
+        };
+        (rules.iter()).all(|&r| self.rules[r].copies().is_some_and(|rel| !copied(rel)))
+            && !negated(self.rules[first].head_rel)
+    }
+
+    /// The program's relation that relation id `rel` of the plan stands for: itself, or the
+    /// relation a part of it was split from ([`Plan::renamed`]).
+    pub fn original(&self, rel: RelId) -> RelId {
+        self.renamed.get(&rel).copied().unwrap_or(rel)
+    }
+}
+
+/// The strongly connected components of the relations of `rules` (ids below `ids`) that
+/// some rule derives, in dependency order; sets each rule's [`RulePlan::recursive`].
+pub(super) fn components(rules: &mut [RulePlan], ids: usize) -> Vec<Component> {
+    let mut edges: Vec<Vec<RelId>> = vec![Vec::new(); ids];
+    let mut heads = vec![false; ids];
+    for plan in rules.iter() {
+        heads[plan.head_rel as usize] = true;
+        for step in &plan.steps {
+            if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
+                edges[plan.head_rel as usize].push(*rel);
+            }
+        }
+    }
+    let mut components: Vec<Component> = crate::analysis::components(&edges)
+        .into_iter()
+        .filter(|relations| relations.iter().any(|&r| heads[r as usize]))
+        .map(|relations| {
+            let recursive =
+                relations.len() > 1 || edges[relations[0] as usize].contains(&relations[0]);
+            Component {
+                relations,
+                recursive,
+                rules: Vec::new(),
+            }
+        })
+        .collect();
+    let mut component_of = vec![usize::MAX; ids];
+    for (c, comp) in components.iter().enumerate() {
+        for &r in &comp.relations {
+            component_of[r as usize] = c;
+        }
+    }
+    for (i, plan) in rules.iter_mut().enumerate() {
+        let c = component_of[plan.head_rel as usize];
+        plan.recursive = components[c].recursive;
+        components[c].rules.push(i);
+    }
+    components
 }
 
 /// What planning a rule needs besides the rule.
@@ -256,7 +326,7 @@ fn certain_plans(context: &Context<'_>) -> Vec<RulePlan> {
                 body,
             };
             let vars = program.rule_origins[i].var_names.len();
-            plan_rule(context, &renamed, None, vars, true)
+            plan_rule(context, &renamed, None, vars, true, &[])
         })
         .collect()
 }
@@ -266,12 +336,15 @@ fn certain_plans(context: &Context<'_>) -> Vec<RulePlan> {
 /// can be decided exactly (the head or the negated relation is static). A negative literal
 /// over a relation with certain atoms is an antijoin against those (its instances with a
 /// certain atom never fire); the other negative literals are the relaxation's and dropped.
+/// If some positive literal is over a relation of `within` (the rule's recursive component),
+/// the chain starts with one of those (see [`order`]).
 fn plan_rule(
     context: &Context<'_>,
     rule: &Rule,
     source: Option<usize>,
     vars: usize,
     head_static: bool,
+    within: &[RelId],
 ) -> RulePlan {
     let Context {
         program,
@@ -308,7 +381,16 @@ fn plan_rule(
         }
     }
     let head = pattern(program, encoding, &rule.head.args);
-    order(source, rule.head.rel, head, positives, filters, vars, stats)
+    let (steps, binding) = order(&positives, filters, stats, within);
+    RulePlan {
+        source,
+        head_rel: rule.head.rel,
+        head,
+        steps,
+        binding,
+        vars,
+        recursive: false,
+    }
 }
 
 /// The dynamics of classic GDL as supports: `true` by `init` and `next`, `does` by `legal`
@@ -330,6 +412,10 @@ fn supports(program: &Program) -> Vec<(RelId, Vec<RelId>)> {
     .collect()
 }
 
+/// How much more an order of a recursive rule that starts inside its component may be
+/// expected to cost than the cheapest order (see [`order`]).
+const INSIDE_FIRST: f64 = 4.0;
+
 /// Orders a rule's literals. A literal whose variables are all bound (a semijoin) comes as
 /// soon as possible, since it can only shrink the bindings; among the others, the next is
 /// the one with the smallest expected fan-out ([`Stats::fanout`]) among those sharing a bound
@@ -342,19 +428,36 @@ fn supports(program: &Program) -> Vec<(RelId, Vec<RelId>)> {
 /// different_cells(X,Y,X1,Y1) & different_cells(X,Y,X2,Y2)` started from `true` joins both
 /// `different_cells` (63 rows per cell each) before `does`: 12 million bindings; started from
 /// `does` it never holds more than the rule's instances.
+///
+/// In a recursive component, the best order that starts from a literal over one of its
+/// relations (`within`) wins unless it is expected to cost more than [`INSIDE_FIRST`] times
+/// the best: the chain then starts from what changes between iterations and reads the other
+/// relations, given ones by lookups ([`super::lookup`]), with no operator that waits for the
+/// iteration's frontier; started from a given relation, its join with the component's
+/// relation waits once per iteration.
 fn order(
-    source: Option<usize>,
-    head_rel: RelId,
-    head: Pattern,
-    positives: Vec<(RelId, Pattern)>,
+    positives: &[(RelId, Pattern)],
     mut filters: Vec<Step>,
-    vars: usize,
     stats: &Stats,
-) -> RulePlan {
-    let sequence = (0..positives.len().max(1))
-        .map(|first| greedy(&positives, first, stats))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(sequence, _)| sequence)
+    within: &[RelId],
+) -> (Vec<Step>, Vec<VarId>) {
+    let orders: Vec<(Vec<usize>, f64)> = (0..positives.len().max(1))
+        .map(|first| greedy(positives, first, stats))
+        .collect();
+    let cheapest = |inside: bool| {
+        (orders.iter())
+            .filter(|(sequence, _)| {
+                let first = sequence.first().map(|&i| positives[i].0);
+                !inside || first.is_some_and(|rel| within.contains(&rel))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let best = match (cheapest(false), cheapest(true)) {
+        (Some(best), Some(inside)) if inside.1 <= INSIDE_FIRST * best.1 => Some(inside),
+        (best, _) => best,
+    };
+    let sequence = best
+        .map(|(sequence, _)| sequence.clone())
         .unwrap_or_default();
     let mut bound: Vec<VarId> = Vec::new();
     let mut steps = Vec::new();
@@ -376,15 +479,7 @@ fn order(
     // Filters whose variables no join binds cannot be evaluated (unsafe rules are rejected
     // before planning), so none can be left here.
     debug_assert!(filters.is_empty(), "internal error: unplaced filter");
-    RulePlan {
-        source,
-        head_rel,
-        head,
-        steps,
-        binding: bound,
-        vars,
-        recursive: false,
-    }
+    (steps, bound)
 }
 
 /// The greedy order of `positives` starting with literal `first`, and its cost: the expected
@@ -494,7 +589,6 @@ mod tests {
     use crate::load::{load, source_from_bytes};
     use crate::program::encoding::Encoding;
     use crate::syntax::Syntax;
-    use std::collections::BTreeMap;
 
     /// A checkers-like game: `far` is a static table with 39 rows per first column, and the
     /// `next` rule could start from `true`, `does` or `far`.

@@ -1,6 +1,7 @@
 //! Running the dataflow on timely workers and gathering a deterministic result.
 
 use super::dataflow::{self, Diff};
+use super::lookup::Lookups;
 use super::pattern::{pattern, Item, Ranges, Row};
 use super::plan::{Part, Plan};
 use super::stats::Stats;
@@ -32,7 +33,8 @@ pub fn instantiate(
     let limits = Limits::new(options);
     let stats = exact(program, encoding, options, &limits, Tables::new())?;
     let stats = certain(program, encoding, options, &limits, stats)?;
-    let plan = Arc::new(Plan::new(program, encoding, Part::Rest, &stats));
+    let plan = Plan::new(program, encoding, Part::Rest, &stats);
+    let plan = Arc::new(super::split::split(plan, program));
     let given = Arc::new(stats.into_rows());
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
@@ -102,7 +104,8 @@ pub fn certain(
 }
 
 /// The result of a second run: the given relations' rows and the computed atoms, sorted (the
-/// certain atoms, given under ids past the program's relations, left out).
+/// certain atoms, given under ids past the program's relations, left out; the atoms of split
+/// relations under the program's ids, each once).
 pub fn gather(
     plan: &Plan,
     given: Arc<Tables>,
@@ -114,9 +117,16 @@ pub fn gather(
     let mut atoms: Vec<(RelId, Row)> = given
         .into_iter()
         .flat_map(|(rel, rows)| rows.into_iter().map(move |row| (rel, row)))
-        .chain(computed)
+        .chain(
+            computed
+                .into_iter()
+                .map(|(rel, row)| (plan.original(rel), row)),
+        )
         .collect();
     atoms.sort_unstable();
+    if !plan.renamed.is_empty() {
+        atoms.dedup();
+    }
     Instantiation {
         atoms,
         is_static: plan.is_static.clone(),
@@ -233,6 +243,7 @@ pub fn run(
             removed: Mutex::default(),
         })
     });
+    let lookups = Arc::new(Lookups::new(&templates.plan, &given));
     let config = timely::Config::process(workers);
     let guards = timely::execute(config, move |worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
@@ -254,7 +265,15 @@ pub fn run(
                 inputs.push((rel, handle));
                 relations.insert(rel, rows);
             }
-            let outputs = dataflow::build(scope, p, unit, relations.clone(), &l);
+            let outputs = dataflow::build(
+                scope,
+                p,
+                unit,
+                relations.clone(),
+                &lookups,
+                &l,
+                rounds.is_some(),
+            );
             for ((rel, support), sink) in shrinks.iter().zip(&stale) {
                 let supported: Vec<_> = support
                     .iter()
@@ -292,7 +311,9 @@ pub fn run(
             let (sink, changes, templates) = (instances.clone(), bindings.clone(), t.clone());
             let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
             let kept: Vec<bool> = (p.rules.iter())
-                .map(|rule| rule.source.is_some() && !p.is_static[rule.head_rel as usize])
+                .map(|rule| {
+                    rule.source.is_some() && !p.is_static[p.original(rule.head_rel) as usize]
+                })
                 .collect();
             let once = rounds.is_none();
             // Consolidated, each binding comes once per time, with its change in multiplicity

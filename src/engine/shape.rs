@@ -1,7 +1,8 @@
 //! Literal shapes: a literal with its variables renumbered canonically, the unit of sharing
 //! for arrangements (every literal of one shape and key reads the same index).
 
-use super::pattern::{variables, Item, Pattern};
+use super::pattern::{variables, Item, Pattern, Ranges, Row};
+use super::plan::Step;
 use crate::program::{RelId, VarId};
 
 /// A literal's shape with variables renumbered by first occurrence: literals of one shape
@@ -35,5 +36,40 @@ impl Shape {
             key: key.iter().map(canon).collect(),
             new: new.iter().map(canon).collect(),
         }
+    }
+
+    /// The shape of `step`'s literal, if it is a join.
+    pub fn of(step: &Step) -> Option<Shape> {
+        match step {
+            Step::Join {
+                rel,
+                pattern,
+                key,
+                new,
+            } => Some(Shape::new(*rel, pattern, key, new)),
+            _ => None,
+        }
+    }
+
+    /// The number of variables of the shape.
+    pub fn vars(&self) -> usize {
+        variables(&self.pattern).len()
+    }
+
+    /// A row of the relation as an entry of the literal's index: the values of the key and
+    /// those of the new variables, or `None` if the row does not match (`ranges` is room for
+    /// [`Shape::vars`] variables).
+    pub fn entry(&self, row: &[u32], ranges: &mut Ranges, arities: &[u32]) -> Option<(Row, Row)> {
+        if !ranges.match_row(&self.pattern, row, arities) {
+            return None;
+        }
+        let (mut key, mut new) = (Row::new(), Row::new());
+        self.key
+            .iter()
+            .for_each(|&v| ranges.push_value(v, row, &mut key));
+        self.new
+            .iter()
+            .for_each(|&v| ranges.push_value(v, row, &mut new));
+        Some((key, new))
     }
 }
