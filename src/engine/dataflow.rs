@@ -113,8 +113,7 @@ pub fn build<'s>(
         }
         read.extend(reads);
         if !component.recursive {
-            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations);
-            ctx.eager = true;
+            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations, true);
             let rel = component.relations[0];
             let (derived, bindings) = ctx.derive(scope, &component.rules);
             instances.push(bindings);
@@ -131,8 +130,7 @@ pub fn build<'s>(
                 .map(|(&r, c)| (r, c.clone().enter(inner)))
                 .collect();
             let unit = unit.clone().enter(inner);
-            let mut ctx = Context::new(plan, lookups, limits, unit, &outer);
-            ctx.eager = !rounds;
+            let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds);
             let mut variables = BTreeMap::new();
             for &rel in &loops {
                 let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
@@ -229,6 +227,13 @@ fn concat<'s, T: Timestamp + Lattice + Ord, D: Data>(
     }
 }
 
+/// A binding extended by the values a join adds.
+fn joined(binding: &Row, values: &Row) -> Row {
+    let mut out = binding.clone();
+    out.extend_from_slice(values);
+    out
+}
+
 /// The operators of one scope: its relations and the arrangements built so far.
 struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
@@ -250,6 +255,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         limits: &'p Arc<Limits>,
         unit: Rows<'s, T>,
         relations: &BTreeMap<RelId, Rows<'s, T>>,
+        eager: bool,
     ) -> Context<'s, 'p, T> {
         Context {
             plan,
@@ -258,7 +264,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             unit,
             relations: relations.clone(),
             arranged: HashMap::new(),
-            eager: false,
+            eager,
         }
     }
 
@@ -353,26 +359,17 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             if let Some(index) = self.lookups.join(&shape) {
                 return keyed.flat_map(move |(key, binding): (Row, Row)| {
                     let values = index.get(&key).map_or(&[][..], |v| &v[..]);
-                    let extend = |value: &Row| {
-                        let mut out = binding.clone();
-                        out.extend_from_slice(value);
-                        out
-                    };
-                    values
-                        .iter()
-                        .filter_map(|v| then(extend(v)))
+                    (values.iter())
+                        .filter_map(|v| then(joined(&binding, v)))
                         .collect::<Vec<O>>()
                 });
             }
             let right = self.arranged(shape);
-            return keyed.arrange_by_key().join_core(
-                right,
-                move |_key, binding: &Row, values: &Row| {
-                    let mut out = binding.clone();
-                    out.extend_from_slice(values);
-                    then(out)
-                },
-            );
+            return keyed
+                .arrange_by_key()
+                .join_core(right, move |_key, binding: &Row, values: &Row| {
+                    then(joined(binding, values))
+                });
         }
         match step {
             Step::Antijoin { rel, .. } => match self.lookups.set(*rel) {

@@ -105,33 +105,16 @@ impl<T: Ord + Clone> Record<T> {
                 fresh.push((t.clone(), if present { 1 } else { -1 }));
             }
         }
-        let old: History<T> = self.output.drain(kept..).collect();
-        // Emit fresh − old, merged by time.
-        let (mut i, mut j) = (0, 0);
-        while i < fresh.len() || j < old.len() {
-            let next_fresh = fresh.get(i);
-            let next_old = old.get(j);
-            match (next_fresh, next_old) {
-                (Some((tf, df)), Some((to, dold))) if tf == to => {
-                    if df != dold {
-                        emit(tf.clone(), df - dold);
-                    }
-                    i += 1;
-                    j += 1;
-                }
-                (Some((tf, df)), Some((to, _))) if tf < to => {
-                    emit(tf.clone(), *df);
-                    i += 1;
-                }
-                (Some((tf, df)), None) => {
-                    emit(tf.clone(), *df);
-                    i += 1;
-                }
-                (_, Some((to, dold))) => {
-                    emit(to.clone(), -dold);
-                    j += 1;
-                }
-                (None, None) => break,
+        // Emit fresh − old, by time.
+        let mut delta: SmallVec<[(T, Diff); 2]> = (self.output.drain(kept..))
+            .map(|(t, d)| (t, -d))
+            .chain(fresh.iter().cloned())
+            .collect();
+        delta.sort_by(|a, b| a.0.cmp(&b.0));
+        for same in delta.chunk_by(|a, b| a.0 == b.0) {
+            let sum: Diff = same.iter().map(|(_, d)| d).sum();
+            if sum != 0 {
+                emit(same[0].0.clone(), sum);
             }
         }
         self.output.extend(fresh);

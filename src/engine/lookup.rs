@@ -44,28 +44,23 @@ impl Lookups {
         for rule in &plan.rules {
             let scan = usize::from(matches!(rule.steps.first(), Some(Step::Join { .. })));
             for step in &rule.steps[scan..] {
-                match step {
-                    Step::Join { rel, .. } if fixed(rel) => {
-                        let Some(shape) = Shape::of(step) else {
-                            continue;
-                        };
-                        if lookups.joins.contains_key(&shape) {
-                            continue;
-                        }
-                        let mut ranges = Ranges::new(shape.vars());
-                        let mut index = Index::default();
-                        for row in &given[rel] {
-                            if let Some((key, new)) = shape.entry(row, &mut ranges, &plan.arities) {
-                                index.entry(key).or_default().push(new);
-                            }
-                        }
-                        lookups.joins.insert(shape, Arc::new(index));
+                if let Some(shape) = Shape::of(step).filter(|shape| fixed(&shape.rel)) {
+                    if lookups.joins.contains_key(&shape) {
+                        continue;
                     }
-                    Step::Antijoin { rel, .. } if fixed(rel) => {
+                    let mut ranges = Ranges::new(shape.vars());
+                    let mut index = Index::default();
+                    for row in &given[&shape.rel] {
+                        if let Some((key, new)) = shape.entry(row, &mut ranges, &plan.arities) {
+                            index.entry(key).or_default().push(new);
+                        }
+                    }
+                    lookups.joins.insert(shape, Arc::new(index));
+                } else if let Step::Antijoin { rel, .. } = step {
+                    if fixed(rel) {
                         (lookups.sets.entry(*rel))
                             .or_insert_with(|| Arc::new(given[rel].iter().cloned().collect()));
                     }
-                    _ => {}
                 }
             }
         }

@@ -124,9 +124,7 @@ pub fn gather(
         )
         .collect();
     atoms.sort_unstable();
-    if !plan.renamed.is_empty() {
-        atoms.dedup();
-    }
+    atoms.dedup();
     Instantiation {
         atoms,
         is_static: plan.is_static.clone(),

@@ -55,12 +55,8 @@ pub fn split(mut plan: Plan, program: &Program) -> Plan {
         };
     let mut rules = Vec::with_capacity(plan.rules.len() + 2 * parts.len());
     for mut rule in std::mem::take(&mut plan.rules) {
-        if rule.source.is_none() && rule.head_rel == truth {
+        if let Some(from) = rule.copies().filter(|_| rule.head_rel == truth) {
             // `true(F) :- r(F)`, one per part; the program's own kept only for `init`.
-            let Some(Step::Join { rel: from, .. }) = rule.steps.first() else {
-                continue;
-            };
-            let from = *from;
             for &token in &parts {
                 let from = if from == next {
                     part_id(next, token)
@@ -82,8 +78,7 @@ pub fn split(mut plan: Plan, program: &Program) -> Plan {
         }
         rules.push(rule);
     }
-    for (i, _) in parts.iter().enumerate() {
-        let i = i as RelId;
+    for i in 0..parts.len() as RelId {
         plan.renamed.insert(base + 2 * i, truth);
         plan.renamed.insert(base + 2 * i + 1, next);
     }
@@ -98,10 +93,7 @@ fn parts(plan: &Plan, truth: RelId, next: RelId) -> Option<BTreeSet<Token>> {
     let mut parts = BTreeSet::new();
     for rule in &plan.rules {
         if rule.source.is_none() {
-            let copies = matches!(
-                (&rule.head[..], &rule.steps[..]),
-                ([Item::Var(h)], [Step::Join { pattern, .. }]) if pattern[..] == [Item::Var(*h)]
-            );
+            let copies = rule.copies().is_some() && matches!(rule.head[..], [Item::Var(_)]);
             if rule.head_rel == truth && !copies {
                 return None;
             }
