@@ -7,7 +7,7 @@
 //! by the bound variables, with the built-in steps between them fused into the joins
 //! ([`Fused`]); arrangements are shared between literals of the same shape in the same scope.
 //! Joins and antijoins against relations given to the run are table lookups instead
-//! ([`super::lookup`]). The bindings a rule's chain produces are its ground instances.
+//! ([`super::lookup`]), done with the built-ins in the operator before them ([`Pipe`]). The bindings a rule's chain produces are its ground instances.
 //!
 //! Timely's cost of building and of stepping a scope grows with its operators and its outputs,
 //! and for small games with big recursive components that cost dominates the run: hence the
@@ -26,6 +26,7 @@ use super::fused::Fused;
 use super::lookup::Lookups;
 use super::loops;
 use super::pattern::{depth, Ranges, Row};
+use super::pipe::{joined, Lookup, Out, Pipe};
 use super::plan::{Component, Plan, Step};
 use super::shape::Shape;
 use super::Limits;
@@ -227,11 +228,9 @@ fn concat<'s, T: Timestamp + Lattice + Ord, D: Data>(
     }
 }
 
-/// A binding extended by the values a join adds.
-fn joined(binding: &Row, values: &Row) -> Row {
-    let mut out = binding.clone();
-    out.extend_from_slice(values);
-    out
+/// Complete bindings, tagged with their rule plan `r`.
+fn tagged(r: usize, rows: Out<Row>) -> Out<(usize, Row)> {
+    rows.into_iter().map(|row| (r, row)).collect()
 }
 
 /// The operators of one scope: its relations and the arrangements built so far.
@@ -278,7 +277,8 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
 
     /// The bindings of rule plan `r`, tagged with `r`: its chain of steps applied to the empty
     /// binding. Each operator (the first join's scan, a join, an antijoin) also does the
-    /// built-in steps that follow it and keys its output for the next one (see [`Fused`]).
+    /// built-in steps and lookups that follow it and keys its output for the next one (see
+    /// [`Pipe`]).
     fn bindings(&mut self, r: usize) -> Tagged<'s, T> {
         let plan: &'p Arc<Plan> = self.plan;
         let rule = &plan.rules[r];
@@ -291,25 +291,51 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             }
             _ => None,
         };
-        let start = usize::from(scan.is_some());
-        let (mut fused, used) = self.fused(&steps[start..], &mut bound, rule.vars);
-        if fused.ends() {
-            return self.start(scan, rule.vars, move |row| Some((r, fused.apply(row)?)));
+        let mut at = usize::from(scan.is_some());
+        let mut pipe = self.pipe(steps, &mut at, &mut bound, rule.vars);
+        if pipe.ends() {
+            return self.start(scan, rule.vars, move |row| tagged(r, pipe.apply(row)));
         }
-        let mut keyed = self.start(scan, rule.vars, move |row| fused.keyed(row));
-        let mut at = start + used;
+        let mut keyed = self.start(scan, rule.vars, move |row| pipe.keyed(row));
         loop {
-            // Not the end, so a join or an antijoin: built-in steps are fused before it.
+            // Not the end, so a join or an antijoin that needs an operator.
             let step = &steps[at];
             if let Step::Join { new, .. } = step {
                 bound.extend(new);
             }
-            let (mut fused, used) = self.fused(&steps[at + 1..], &mut bound, rule.vars);
-            at += 1 + used;
-            if fused.ends() {
-                return self.extend(keyed, step, move |row| Some((r, fused.apply(row)?)));
+            at += 1;
+            let mut pipe = self.pipe(steps, &mut at, &mut bound, rule.vars);
+            if pipe.ends() {
+                return self.extend(keyed, step, move |row| tagged(r, pipe.apply(row)));
             }
-            keyed = self.extend(keyed, step, move |row| fused.keyed(row));
+            keyed = self.extend(keyed, step, move |row| pipe.keyed(row));
+        }
+    }
+
+    /// The pipe of the steps from `at` on (advanced past them): the built-in steps there, then
+    /// every join and antijoin that is a lookup, each with the built-in steps after it.
+    fn pipe(&self, steps: &[Step], at: &mut usize, bound: &mut Vec<VarId>, vars: usize) -> Pipe {
+        let (first, used) = self.fused(&steps[*at..], bound, vars);
+        *at += used;
+        let mut pipe = Pipe::new(first);
+        while let Some(lookup) = steps.get(*at).and_then(|step| self.lookup(step)) {
+            if let Step::Join { new, .. } = &steps[*at] {
+                bound.extend(new);
+            }
+            let (then, used) = self.fused(&steps[*at + 1..], bound, vars);
+            *at += 1 + used;
+            pipe.push(lookup, then);
+        }
+        pipe
+    }
+
+    /// `step` as a lookup, if it joins or antijoins a relation given to the run.
+    fn lookup(&self, step: &Step) -> Option<Lookup> {
+        match step {
+            Step::Antijoin { rel, .. } => self.lookups.set(*rel).map(Lookup::Anti),
+            _ => Shape::of(step)
+                .and_then(|shape| self.lookups.join(&shape))
+                .map(Lookup::Join),
         }
     }
 
@@ -325,7 +351,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         &self,
         scan: Option<&Step>,
         vars: usize,
-        mut then: impl FnMut(Row) -> Option<O> + 'static,
+        mut then: impl FnMut(Row) -> Out<O> + 'static,
     ) -> VecCollection<'s, T, O, Diff> {
         let Some(Step::Join {
             rel, pattern, new, ..
@@ -338,7 +364,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let mut ranges = Ranges::new(vars);
         self.relation(*rel).flat_map(move |row: Row| {
             if !ranges.match_row(&pattern, &row, &arities) {
-                return None;
+                return Out::new();
             }
             let mut out = Row::new();
             new.iter()
@@ -347,43 +373,27 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         })
     }
 
-    /// Extends `keyed` bindings (keyed for `step`, a join or an antijoin) by `step`, each
-    /// output binding passed through `then`.
+    /// Extends `keyed` bindings (keyed for `step`, a join or an antijoin that is not a
+    /// lookup) by `step`, each output binding passed through `then`.
     fn extend<O: Data>(
         &mut self,
         keyed: VecCollection<'s, T, (Row, Row), Diff>,
         step: &Step,
-        mut then: impl FnMut(Row) -> Option<O> + 'static,
+        mut then: impl FnMut(Row) -> Out<O> + 'static,
     ) -> VecCollection<'s, T, O, Diff> {
-        if let Some(shape) = Shape::of(step) {
-            if let Some(index) = self.lookups.join(&shape) {
-                return keyed.flat_map(move |(key, binding): (Row, Row)| {
-                    let values = index.get(&key).map_or(&[][..], |v| &v[..]);
-                    (values.iter())
-                        .filter_map(|v| then(joined(&binding, v)))
-                        .collect::<Vec<O>>()
-                });
+        match (step, Shape::of(step)) {
+            (_, Some(shape)) => {
+                let right = self.arranged(shape);
+                keyed
+                    .arrange_by_key()
+                    .join_core(right, move |_key, binding: &Row, values: &Row| {
+                        then(joined(binding, values))
+                    })
             }
-            let right = self.arranged(shape);
-            return keyed
-                .arrange_by_key()
-                .join_core(right, move |_key, binding: &Row, values: &Row| {
-                    then(joined(binding, values))
-                });
-        }
-        match step {
-            Step::Antijoin { rel, .. } => match self.lookups.set(*rel) {
-                Some(set) => keyed.flat_map(move |(atom, row)| match set.contains(&atom) {
-                    true => None,
-                    false => then(row),
-                }),
-                None => keyed
-                    .antijoin(self.relation(*rel))
-                    .flat_map(move |(_, row)| then(row)),
-            },
-            Step::Join { .. } | Step::Filter { .. } | Step::Compute { .. } => {
-                unreachable!("joins are extended above, built-in steps fused before them")
-            }
+            (Step::Antijoin { rel, .. }, None) => keyed
+                .antijoin(self.relation(*rel))
+                .flat_map(move |(_, row)| then(row)),
+            _ => unreachable!("built-in steps are fused into pipes, joins have shapes"),
         }
     }
 

@@ -16,6 +16,7 @@ pub mod live;
 mod lookup;
 mod loops;
 mod pattern;
+mod pipe;
 mod plan;
 mod reduce;
 mod run;
