@@ -7,7 +7,8 @@
 //! by the bound variables, with the built-in steps between them fused into the joins
 //! ([`Fused`]); arrangements are shared between literals of the same shape in the same scope.
 //! Joins and antijoins against relations given to the run are table lookups instead
-//! ([`super::lookup`]), done with the built-ins in the operator before them ([`Pipe`]). The bindings a rule's chain produces are its ground instances.
+//! ([`super::lookup`]), done with the built-ins in the operator before them ([`Pipe`]). The
+//! bindings a rule's chain produces are its ground instances.
 //!
 //! Timely's cost of building and of stepping a scope grows with its operators and its outputs,
 //! and for small games with big recursive components that cost dominates the run: hence the

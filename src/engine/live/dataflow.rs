@@ -128,16 +128,7 @@ fn index<'s, T: Timestamp + Lattice + Ord>(
                 let reg = reg.borrow();
                 let s = reg.shape(*shape);
                 ranges.room(s.pattern.len());
-                if !ranges.match_row(&s.pattern, row, &reg.arities) {
-                    return None;
-                }
-                let (mut key, mut new) = (Row::new(), Row::new());
-                s.key
-                    .iter()
-                    .for_each(|&v| ranges.push_value(v, row, &mut key));
-                s.new
-                    .iter()
-                    .for_each(|&v| ranges.push_value(v, row, &mut new));
+                let (key, new) = s.entry(row, &mut ranges, &reg.arities)?;
                 Some(((*shape, key), new))
             },
         )
