@@ -10,6 +10,7 @@
 mod builtin;
 mod dataflow;
 mod eager;
+mod frame;
 mod fused;
 mod instances;
 pub mod live;

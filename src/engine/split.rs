@@ -29,11 +29,7 @@ use std::collections::BTreeSet;
 /// `plan` (of the classic model's [`Part::Rest`](super::plan::Part::Rest)) with `true` and
 /// `next` split by fluent functor where every rule allows it, unchanged otherwise.
 pub fn split(mut plan: Plan, program: &Program) -> Plan {
-    let relation = |k: Keyword, arity: usize| {
-        let rel = program.relation(k.name(), arity)?;
-        (program.keyword(rel) == Some(k)).then_some(rel)
-    };
-    let (Some(truth), Some(next)) = (relation(Keyword::True, 1), relation(Keyword::Next, 1)) else {
+    let Some((truth, next)) = state_relations(program) else {
         return plan;
     };
     let Some(parts) = parts(&plan, truth, next) else {
@@ -85,6 +81,15 @@ pub fn split(mut plan: Plan, program: &Program) -> Plan {
     plan.components = components(&mut rules, (base as usize) + 2 * parts.len());
     plan.rules = rules;
     plan
+}
+
+/// The program's `true` and `next` relations, if it has both.
+pub fn state_relations(program: &Program) -> Option<(RelId, RelId)> {
+    let relation = |k: Keyword, arity: usize| {
+        let rel = program.relation(k.name(), arity)?;
+        (program.keyword(rel) == Some(k)).then_some(rel)
+    };
+    Some((relation(Keyword::True, 1)?, relation(Keyword::Next, 1)?))
 }
 
 /// The first tokens of the state's patterns in `plan`'s rules (not the dynamics rules), or
@@ -142,7 +147,7 @@ fn copy(token: Token, head: RelId, from: RelId, arities: &[u32]) -> RulePlan {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::plan::Part;
     use crate::engine::stats::Stats;
@@ -160,7 +165,7 @@ mod tests {
     ";
 
     /// The plan of `text` before and after splitting, and its program.
-    fn plans(text: &str) -> (Plan, Plan, Program) {
+    pub(in crate::engine) fn plans(text: &str) -> (Plan, Plan, Program) {
         let source = source_from_bytes("game.kif".into(), text.as_bytes().to_vec()).unwrap();
         let program = load(source, Syntax::Kif).unwrap().program;
         let encoding = Encoding::new(&program);
@@ -170,7 +175,7 @@ mod tests {
     }
 
     /// The relation names of each recursive component.
-    fn loops(plan: &Plan, program: &Program) -> Vec<Vec<String>> {
+    pub(in crate::engine) fn loops(plan: &Plan, program: &Program) -> Vec<Vec<String>> {
         (plan.components.iter().filter(|c| c.recursive))
             .map(|c| {
                 let name = |&r: &RelId| program.relation_name(plan.original(r)).to_string();
