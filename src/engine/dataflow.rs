@@ -186,11 +186,7 @@ pub fn build<'s>(
 /// The relations the rules of `component` read.
 fn reads(plan: &Plan, component: &Component) -> BTreeSet<RelId> {
     (component.rules.iter())
-        .flat_map(|&r| &plan.rules[r].steps)
-        .filter_map(|step| match step {
-            Step::Join { rel, .. } | Step::Antijoin { rel, .. } => Some(*rel),
-            _ => None,
-        })
+        .flat_map(|&r| plan.rules[r].reads())
         .collect()
 }
 
@@ -199,13 +195,9 @@ fn edges(plan: &Plan, component: &Component) -> Vec<(RelId, RelId)> {
     let mut edges = Vec::new();
     for &r in &component.rules {
         let rule = &plan.rules[r];
-        for step in &rule.steps {
-            if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
-                if component.relations.contains(rel) {
-                    edges.push((*rel, rule.head_rel));
-                }
-            }
-        }
+        (rule.reads())
+            .filter(|rel| component.relations.contains(rel))
+            .for_each(|rel| edges.push((rel, rule.head_rel)));
     }
     edges
 }

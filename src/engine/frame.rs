@@ -19,21 +19,19 @@
 //! `next` relation, as in every valid game.
 
 use super::plan::{components, Plan, Step};
-use crate::program::RelId;
-use std::collections::BTreeMap;
+use super::split::state_relations;
+use crate::program::{Program, RelId};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// `plan` with each frame rule deriving a relation of its own (one per `next` relation);
-/// `next` and `truth` are the program's relations (the plan may have split them by fluent).
-pub fn detach(mut plan: Plan, truth: RelId, next: RelId) -> Plan {
+/// `plan` (of `program`, its `true` and `next` perhaps split by fluent) with each frame rule
+/// deriving a relation of its own (one per `next` relation).
+pub fn detach(mut plan: Plan, program: &Program) -> Plan {
+    let Some((truth, next)) = state_relations(program) else {
+        return plan;
+    };
     let states = states(&plan, truth, next);
     let mut ids = (plan.rules.iter())
-        .flat_map(|rule| {
-            let read = rule.steps.iter().filter_map(|step| match step {
-                Step::Join { rel, .. } | Step::Antijoin { rel, .. } => Some(*rel),
-                _ => None,
-            });
-            read.chain([rule.head_rel])
-        })
+        .flat_map(|rule| rule.reads().chain([rule.head_rel]))
         .chain(plan.renamed.keys().copied())
         .max()
         .map_or(0, |max| max + 1);
@@ -66,7 +64,7 @@ pub fn detach(mut plan: Plan, truth: RelId, next: RelId) -> Plan {
 /// relation of `truth` reads, with that relation.
 fn states(plan: &Plan, truth: RelId, next: RelId) -> BTreeMap<RelId, RelId> {
     let mut states = BTreeMap::new();
-    let mut other_readers: Vec<RelId> = Vec::new();
+    let mut other_readers: BTreeSet<RelId> = BTreeSet::new();
     for rule in &plan.rules {
         let copy = rule
             .copies()
@@ -75,11 +73,10 @@ fn states(plan: &Plan, truth: RelId, next: RelId) -> BTreeMap<RelId, RelId> {
             Some(from) if !states.contains_key(&from) => {
                 states.insert(from, rule.head_rel);
             }
-            Some(from) => other_readers.push(from),
-            None => other_readers.extend(rule.steps.iter().filter_map(|step| match step {
-                Step::Join { rel, .. } | Step::Antijoin { rel, .. } => Some(*rel),
-                _ => None,
-            })),
+            Some(from) => {
+                other_readers.insert(from);
+            }
+            None => other_readers.extend(rule.reads()),
         }
     }
     states.retain(|from, _| !other_readers.contains(from));
@@ -88,7 +85,6 @@ fn states(plan: &Plan, truth: RelId, next: RelId) -> BTreeMap<RelId, RelId> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::split::state_relations;
     use super::super::split::tests::{loops, plans};
     use super::*;
 
@@ -119,8 +115,8 @@ mod tests {
         let tied = sorted_loops(&split, &program);
         assert_eq!(tied.len(), 1, "{tied:?}");
         assert!(tied[0].contains(&"full".to_string()), "{tied:?}");
-        let (truth, next) = state_relations(&program).unwrap();
-        let detached = detach(split, truth, next);
+        let (_, next) = state_relations(&program).unwrap();
+        let detached = detach(split, &program);
         assert_eq!(
             sorted_loops(&detached, &program),
             [vec!["does", "legal", "next", "true"], vec!["next", "true"]]
@@ -142,9 +138,8 @@ mod tests {
             "(next (step ?x)) (true (step ?y)) (succ ?y ?x) full",
         );
         let (_, split, program) = plans(&changed);
-        let (truth, next) = state_relations(&program).unwrap();
         let (before, renamed) = (sorted_loops(&split, &program), split.renamed.len());
-        let detached = detach(split, truth, next);
+        let detached = detach(split, &program);
         assert_eq!(sorted_loops(&detached, &program), before);
         assert_eq!(detached.renamed.len(), renamed);
     }

@@ -91,6 +91,14 @@ impl RulePlan {
             _ => None,
         }
     }
+
+    /// The relations its literals read (joins and antijoins), one per literal.
+    pub fn reads(&self) -> impl Iterator<Item = RelId> + '_ {
+        self.steps.iter().filter_map(|step| match step {
+            Step::Join { rel, .. } | Step::Antijoin { rel, .. } => Some(*rel),
+            _ => None,
+        })
+    }
 }
 
 /// A strongly connected component of the relaxed dependency graph.
@@ -254,11 +262,7 @@ pub(super) fn components(rules: &mut [RulePlan], ids: usize) -> Vec<Component> {
     let mut heads = vec![false; ids];
     for plan in rules.iter() {
         heads[plan.head_rel as usize] = true;
-        for step in &plan.steps {
-            if let Step::Join { rel, .. } | Step::Antijoin { rel, .. } = step {
-                edges[plan.head_rel as usize].push(*rel);
-            }
-        }
+        edges[plan.head_rel as usize].extend(plan.reads());
     }
     let mut components: Vec<Component> = crate::analysis::components(&edges)
         .into_iter()

@@ -34,11 +34,8 @@ pub fn instantiate(
     let stats = exact(program, encoding, options, &limits, Tables::new())?;
     let stats = certain(program, encoding, options, &limits, stats)?;
     let plan = Plan::new(program, encoding, Part::Rest, &stats);
-    let mut plan = super::split::split(plan, program);
-    if let Some((truth, next)) = super::split::state_relations(program) {
-        plan = super::frame::detach(plan, truth, next);
-    }
-    let plan = Arc::new(plan);
+    let plan = super::split::split(plan, program);
+    let plan = Arc::new(super::frame::detach(plan, program));
     let given = Arc::new(stats.into_rows());
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
