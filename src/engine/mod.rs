@@ -25,6 +25,7 @@ mod shape;
 mod split;
 mod stats;
 mod steps;
+mod tally;
 mod templates;
 
 pub use instances::{Instance, Instances};

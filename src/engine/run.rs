@@ -5,6 +5,7 @@ use super::lookup::Lookups;
 use super::pattern::{pattern, Item, Ranges, Row};
 use super::plan::{Part, Plan};
 use super::stats::Stats;
+use super::tally::{positive, Tally};
 use super::templates::Templates;
 use super::{EngineError, Instances, Instantiation, Limits, Options};
 use crate::hash::{FastMap, FastSet};
@@ -17,6 +18,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Instant;
+use timely::dataflow::operators::Probe;
 use timely::dataflow::ProbeHandle;
 
 /// Relations' rows, by relation.
@@ -245,7 +247,8 @@ pub fn run(
     let lookups = Arc::new(Lookups::new(&templates.plan, &given));
     let work = move |worker: &mut timely::worker::Worker| -> Gathered {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
-        let instances: Rc<RefCell<Instances>> = Rc::default();
+        // Without rounds, the updates of the bindings, netted at the end.
+        let tally = Tally::default();
         // With rounds, bindings come and go: they are kept with their changes and turned
         // into instances at the end, once each binding's multiplicity is final.
         let bindings: Rc<RefCell<Vec<(usize, Row, Diff)>>> = Rc::default();
@@ -306,29 +309,30 @@ pub fn run(
                     sink.borrow_mut().push((*rel, row.clone(), *diff));
                 })
                 .probe_with(&probe);
-            let (sink, changes, templates) = (instances.clone(), bindings.clone(), t.clone());
-            let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
             let kept: Vec<bool> = (p.rules.iter())
                 .map(|rule| {
                     rule.source.is_some() && !p.is_static[p.original(rule.head_rel) as usize]
                 })
                 .collect();
-            let once = rounds.is_none();
-            // Consolidated, each binding comes once per time, with its change in multiplicity
-            // (an antijoin's retractions cancelled), always on the same worker. Without
-            // rounds, all updates are at time 0: the change is final.
-            outputs
-                .instances
-                .filter(move |(r, _)| kept[*r])
-                .consolidate()
-                .inspect(move |((r, row), _, diff)| {
-                    if !once {
-                        changes.borrow_mut().push((*r, row.clone(), *diff));
-                    } else if *diff > 0 {
-                        templates.instance(*r, row, &mut ranges[*r], &mut sink.borrow_mut());
-                    }
-                })
-                .probe_with(&probe);
+            let instances = outputs.instances.filter(move |(r, _)| kept[*r]);
+            match rounds {
+                // Without rounds, netted once the run is complete ([`Tally`]).
+                None => {
+                    tally.collect(instances).probe_with(&probe);
+                }
+                // Consolidated, each binding comes once per time, with its change in
+                // multiplicity (an antijoin's retractions cancelled), always on the same
+                // worker.
+                Some(_) => {
+                    let changes = bindings.clone();
+                    instances
+                        .consolidate()
+                        .inspect(move |((r, row), _, diff)| {
+                            changes.borrow_mut().push((*r, row.clone(), *diff));
+                        })
+                        .probe_with(&probe);
+                }
+            }
             (input, inputs)
         });
         if worker.index() == 0 {
@@ -399,7 +403,11 @@ pub fn run(
             step_until(worker, &|| probe.done());
         }
         let atoms = std::mem::take(&mut *atoms.borrow_mut());
-        let mut instances = std::mem::take(&mut *instances.borrow_mut());
+        let mut instances = Instances::default();
+        let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
+        for (r, row) in tally.bindings() {
+            t.instance(r, &row, &mut ranges[r], &mut instances);
+        }
         // After round 0 the loop only retracts, and every operator is monotone in the
         // shrinking relations (antijoins read only static relations): a binding is added at
         // most once and retracted at most once, so no sort is needed to net the changes.
@@ -411,8 +419,7 @@ pub fn run(
             .collect();
         for (r, row, diff) in &changes {
             if *diff > 0 && !gone.contains(&(*r, row)) {
-                let mut ranges = Ranges::new(p.rules[*r].vars);
-                t.instance(*r, row, &mut ranges, &mut instances);
+                t.instance(*r, row, &mut ranges[*r], &mut instances);
             }
         }
         (atoms, instances, retracted)
@@ -429,7 +436,7 @@ pub fn run(
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
     }
-    Ok((consolidate(all_atoms), all_instances, all_retracted))
+    Ok((positive(all_atoms).collect(), all_instances, all_retracted))
 }
 
 /// Runs `work` on `workers` timely workers and returns what each gathered. One worker runs
@@ -449,24 +456,4 @@ fn execute(
         text.or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "the worker panicked".into())
     })])
-}
-
-/// The records whose multiplicities add up to a positive number, sorted.
-fn consolidate<K: Ord + Clone>(mut updates: Vec<(K, Row, Diff)>) -> Vec<(K, Row)> {
-    updates.sort_unstable_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let mut out: Vec<(K, Row)> = Vec::new();
-    let mut i = 0;
-    while i < updates.len() {
-        let mut j = i;
-        let mut sum = 0;
-        while j < updates.len() && updates[j].0 == updates[i].0 && updates[j].1 == updates[i].1 {
-            sum += updates[j].2;
-            j += 1;
-        }
-        if sum > 0 {
-            out.push((updates[i].0.clone(), updates[i].1.clone()));
-        }
-        i = j;
-    }
-    out
 }
