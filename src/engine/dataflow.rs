@@ -40,6 +40,7 @@ use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::{Data, VecCollection};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::Scope;
 use timely::order::Product;
 use timely::progress::Timestamp;
@@ -48,6 +49,8 @@ use timely::progress::Timestamp;
 pub type Diff = isize;
 /// A collection of rows (atoms of one relation, or bindings of one rule).
 pub type Rows<'s, T> = VecCollection<'s, T, Row, Diff>;
+/// Atoms tagged with their relation.
+pub type Atoms<'s, T> = VecCollection<'s, T, (RelId, Row), Diff>;
 /// Bindings tagged with the index of their rule plan.
 type Tagged<'s, T> = VecCollection<'s, T, (usize, Row), Diff>;
 /// Rows arranged by a key row.
@@ -117,9 +120,9 @@ pub fn build<'s>(
         if !component.recursive {
             let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations, true);
             let rel = component.relations[0];
-            let (derived, bindings) = ctx.derive(scope, &component.rules);
+            let (derived, tagged, bindings) = ctx.derive(scope, rel, &component.rules);
             instances.push(bindings);
-            atoms.push(derived.clone().map(move |row| (rel, row)));
+            atoms.push(tagged);
             relations.insert(rel, derived);
             continue;
         }
@@ -147,7 +150,7 @@ pub fn build<'s>(
                     .filter(|&&r| plan.rules[r].head_rel == rel)
                     .copied()
                     .collect();
-                let (result, b) = ctx.derive(inner, &rules);
+                let (result, tagged, b) = ctx.derive(inner, rel, &rules);
                 bindings.push(b);
                 match variables.remove(&rel) {
                     Some(var) => var.set(result.clone()),
@@ -155,7 +158,7 @@ pub fn build<'s>(
                         ctx.relations.insert(rel, result.clone());
                     }
                 }
-                atoms.push(result.map(move |row| (rel, row)));
+                atoms.push(tagged);
             }
             (
                 concat(inner, atoms).leave(scope),
@@ -219,6 +222,12 @@ fn concat<'s, T: Timestamp + Lattice + Ord, D: Data>(
         1 => parts.remove(0),
         _ => concatenate(scope, parts),
     }
+}
+
+/// `rows`, and the same tagged with `rel`.
+fn tagged_by<'s, T: Timestamp>(rel: RelId, rows: Rows<'s, T>) -> (Rows<'s, T>, Atoms<'s, T>) {
+    let atoms = rows.clone().map(move |row| (rel, row));
+    (rows, atoms)
 }
 
 /// Complete bindings, tagged with their rule plan `r`.
@@ -406,26 +415,36 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         arranged
     }
 
-    /// The atoms of the relation whose rule plans are `rules`, and their bindings (tagged):
-    /// distinct, unless they are copies ([`Plan::copy_only`]).
-    fn derive(&mut self, scope: Scope<'s, T>, rules: &[usize]) -> (Rows<'s, T>, Tagged<'s, T>) {
+    /// The atoms of `rel`, whose rule plans are `rules`, plain and tagged with `rel`, and
+    /// their bindings (tagged): distinct, unless they are copies ([`Plan::copy_only`]). On
+    /// one worker the eager `distinct` makes the head atoms itself: an operator fewer.
+    fn derive(
+        &mut self,
+        scope: Scope<'s, T>,
+        rel: RelId,
+        rules: &[usize],
+    ) -> (Rows<'s, T>, Atoms<'s, T>, Tagged<'s, T>) {
         let parts = rules.iter().map(|&r| self.bindings(r)).collect();
         let bindings = concat(scope, parts);
-        let heads = self.heads(bindings.clone());
-        match (self.plan.copy_only(rules), self.eager) {
-            (true, _) => (heads, bindings),
-            (false, true) => (eager::distinct(heads), bindings),
-            (false, false) => (heads.distinct(), bindings),
-        }
+        let head = self.head();
+        let (rows, atoms) = match (self.plan.copy_only(rules), self.eager) {
+            (false, true) if scope.peers() == 1 => {
+                eager::distinct_of(bindings.clone(), Pipeline, rel, head)
+            }
+            (false, true) => eager::distinct(bindings.clone().flat_map(head), rel),
+            (true, _) => tagged_by(rel, bindings.clone().flat_map(head)),
+            (false, false) => tagged_by(rel, bindings.clone().flat_map(head).distinct()),
+        };
+        (rows, atoms, bindings)
     }
 
-    /// The head atoms of tagged `bindings` (one operator for all the rules of a relation); in
-    /// recursive components, atoms nested deeper than the limit are dropped and reported.
-    fn heads(&self, bindings: Tagged<'s, T>) -> Rows<'s, T> {
+    /// The head atom of a tagged binding; in recursive components, atoms nested deeper than
+    /// the limit are dropped and reported.
+    fn head(&self) -> impl FnMut((usize, Row)) -> Option<Row> + 'static {
         let (plan, limits) = (self.plan.clone(), self.limits.clone());
         let mut ranges = Ranges::new(0);
         let mut guard = Guard::new(self.limits);
-        bindings.flat_map(move |(r, row): (usize, Row)| {
+        move |(r, row): (usize, Row)| {
             if guard.stop() {
                 return None;
             }
@@ -439,7 +458,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
                 return None;
             }
             Some(atom)
-        })
+        }
     }
 
     fn arities(&self) -> Arc<Vec<u32>> {

@@ -14,16 +14,28 @@
 //! an earlier time move their output there (+1 at the earlier time, −1 at the later); inputs
 //! with negative multiplicities (an antijoin's retractions, the reduction loop's removals)
 //! are followed exactly, at the price of outputs that later cancel.
+//!
+//! Each operator of an iterative scope costs timely progress tracking at every step, so the
+//! operator also does the work of its neighbours where it can: on one worker it makes the
+//! head atoms of the bindings itself, and it emits the atoms a second time tagged with their
+//! relation (what the run gathers) instead of leaving that to a `map`.
 
-use super::dataflow::{Diff, Rows};
+use super::dataflow::{Atoms, Diff, Rows};
 use super::pattern::Row;
 use crate::hash::FastMap;
+use crate::program::RelId;
 use differential_dataflow::hashable::Hashable;
-use differential_dataflow::AsCollection;
+use differential_dataflow::{AsCollection, Data, VecCollection};
 use smallvec::SmallVec;
-use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::generic::Operator;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::{Exchange, ParallelizationContract};
+use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+use timely::dataflow::operators::generic::OutputBuilder;
+use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
+
+/// An output of records `D` at times `T`.
+type Out<T, D> = OutputBuilder<T, CapacityContainerBuilder<Vec<(D, T, Diff)>>>;
 
 /// Updates at distinct times, sorted by time.
 type History<T> = SmallVec<[(T, Diff); 1]>;
@@ -43,17 +55,49 @@ impl<T> Default for Record<T> {
     }
 }
 
-/// The distinct records of `rows`, emitted eagerly. The times of `rows` must be totally
+/// The distinct records of `rows`, emitted eagerly, and the same tagged with `rel`. The times of `rows` must be totally
 /// ordered by their `Ord` (true of the top-level `u32`, and of an iterative scope's times
 /// while the top-level time stays 0).
-pub fn distinct<'s, T: Timestamp + Ord>(rows: Rows<'s, T>) -> Rows<'s, T> {
+pub fn distinct<'s, T: Timestamp + Ord>(
+    rows: Rows<'s, T>,
+    rel: RelId,
+) -> (Rows<'s, T>, Atoms<'s, T>) {
     let exchange = Exchange::new(|(row, _, _): &(Row, T, Diff)| row.hashed());
-    let stream = rows.inner.unary(exchange, "EagerDistinct", |_, _| {
+    distinct_of(rows, exchange, rel, Some)
+}
+
+/// The distinct rows `record` makes of the records of `input` (`None`: no row), emitted
+/// eagerly, and the same rows tagged with `rel` (a relation's atoms as the run gathers them):
+/// two outputs of one operator. `pact` must bring the records of a row to one worker (on one
+/// worker, `Pipeline` does, and `record` runs in this operator instead of one of its own).
+/// The times of `input` must be totally ordered, as for [`distinct`].
+pub fn distinct_of<'s, T, D, P>(
+    input: VecCollection<'s, T, D, Diff>,
+    pact: P,
+    rel: RelId,
+    mut record: impl FnMut(D) -> Option<Row> + 'static,
+) -> (Rows<'s, T>, Atoms<'s, T>)
+where
+    T: Timestamp + Ord,
+    D: Data,
+    P: ParallelizationContract<T, Vec<(D, T, Diff)>>,
+{
+    let mut builder = OperatorBuilder::new("EagerDistinct".to_owned(), input.inner.scope());
+    let mut input = builder.new_input(input.inner, pact);
+    builder.set_notify_for(0, FrontierInterest::Never);
+    let (rows_out, rows) = builder.new_output();
+    let (atoms_out, atoms) = builder.new_output();
+    let mut rows_out: Out<T, Row> = OutputBuilder::from(rows_out);
+    let mut atoms_out: Out<T, (RelId, Row)> = OutputBuilder::from(atoms_out);
+    // The initial capabilities are dropped: output goes out at the input's times.
+    builder.build(move |_| {
         let mut records: FastMap<Row, Record<T>> = FastMap::default();
         let mut changes: Vec<(Row, T, Diff)> = Vec::new();
-        move |input, output| {
+        move |_frontiers| {
+            let (mut rows_out, mut atoms_out) = (rows_out.activate(), atoms_out.activate());
             input.for_each(|capability, data| {
-                for (row, time, diff) in data.drain(..) {
+                for (datum, time, diff) in data.drain(..) {
+                    let Some(row) = record(datum) else { continue };
                     if let Some(record) = records.get_mut(&row) {
                         record.update(time, diff, |t, d| changes.push((row.clone(), t, d)));
                         continue;
@@ -64,14 +108,19 @@ pub fn distinct<'s, T: Timestamp + Ord>(rows: Rows<'s, T>) -> Rows<'s, T> {
                 }
                 changes.sort_unstable_by(|a, b| a.1.cmp(&b.1));
                 for group in changes.chunk_by(|a, b| a.1 == b.1) {
-                    let at = capability.delayed(&group[0].1, 0);
-                    output.session(&at).give_iterator(group.iter().cloned());
+                    let time = &group[0].1;
+                    let tagged = group
+                        .iter()
+                        .map(|(row, t, d)| ((rel, row.clone()), t.clone(), *d));
+                    (atoms_out.session(&capability.delayed(time, 1))).give_iterator(tagged);
+                    (rows_out.session(&capability.delayed(time, 0)))
+                        .give_iterator(group.iter().cloned());
                 }
                 changes.clear();
             });
         }
     });
-    stream.as_collection()
+    (rows.as_collection(), atoms.as_collection())
 }
 
 impl<T: Ord + Clone> Record<T> {
