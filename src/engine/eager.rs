@@ -102,8 +102,8 @@ where
                         record.update(time, diff, |t, d| changes.push((row.clone(), t, d)));
                         continue;
                     }
-                    let mut record = Record::default();
-                    record.update(time, diff, |t, d| changes.push((row.clone(), t, d)));
+                    let record =
+                        Record::first(time, diff, |t, d| changes.push((row.clone(), t, d)));
                     records.insert(row, record);
                 }
                 changes.sort_unstable_by(|a, b| a.1.cmp(&b.1));
@@ -124,6 +124,19 @@ where
 }
 
 impl<T: Ord + Clone> Record<T> {
+    /// A record whose first update is `diff` at `time`, calling `emit` with its output: what
+    /// [`update`](Self::update) does to an empty record, without its general bookkeeping
+    /// (most records come once, so this is most of the operator's work).
+    fn first(time: T, diff: Diff, mut emit: impl FnMut(T, Diff)) -> Record<T> {
+        let mut record = Record::default();
+        if diff > 0 {
+            record.output.push((time.clone(), 1));
+            emit(time.clone(), 1);
+        }
+        record.input.push((time, diff));
+        record
+    }
+
     /// Adds `diff` at `time` to the input and calls `emit` with each change of the output
     /// (at `time` or later) that makes it the input's distinct set at every time.
     fn update(&mut self, time: T, diff: Diff, mut emit: impl FnMut(T, Diff)) {
@@ -184,6 +197,18 @@ mod tests {
                 out
             })
             .collect()
+    }
+
+    #[test]
+    fn a_first_update_does_what_an_update_of_an_empty_record_does() {
+        for (t, d) in [(3, 1), (3, 2), (0, -1), (5, 0)] {
+            let (mut general, mut fast) = (Vec::new(), Vec::new());
+            let mut record = Record::default();
+            record.update(t, d, |t, d| general.push((t, d)));
+            let first = Record::first(t, d, |t, d| fast.push((t, d)));
+            assert_eq!(fast, general);
+            assert_eq!((first.input, first.output), (record.input, record.output));
+        }
     }
 
     #[test]
