@@ -10,6 +10,7 @@
 mod builtin;
 mod dataflow;
 mod eager;
+mod exists;
 mod frame;
 mod fused;
 mod instances;

@@ -9,6 +9,7 @@
 //! ([`crate::analysis::certain`]) against the certain ones. That makes S* tighter than S and
 //! still sound.
 
+use super::exists::only_tests_existence;
 use super::pattern::{pattern, variables, Item, Pattern};
 use super::stats::Stats;
 use crate::analysis::certain::{certain_relations, certain_rule};
@@ -359,9 +360,17 @@ fn plan_rule(
     } = *context;
     let mut positives = Vec::new();
     let mut filters = Vec::new();
-    for literal in &rule.body {
+    for (i, literal) in rule.body.iter().enumerate() {
         match literal {
-            Literal::Pos(a) => positives.push((a.rel, pattern(program, encoding, &a.args))),
+            Literal::Pos(a) => {
+                let p = pattern(program, encoding, &a.args);
+                // A static literal that only tests existence, and holds (see `exists.rs`).
+                let exact = exact.get(a.rel as usize).copied().unwrap_or(false);
+                let holds = exact && stats.matches(a.rel, &p);
+                if !(holds && only_tests_existence(rule, i)) {
+                    positives.push((a.rel, p));
+                }
+            }
             Literal::Neg(a) if head_static || exact[a.rel as usize] => {
                 filters.push(Step::Antijoin {
                     rel: a.rel,

@@ -44,6 +44,11 @@ impl Stats {
         self.rows.get(&rel).is_some_and(|rows| !rows.is_empty())
     }
 
+    /// Whether the rows of `rel` are known and one of them matches `pattern`.
+    pub fn matches(&self, rel: RelId, pattern: &[Item]) -> bool {
+        self.rows.contains_key(&rel) && self.fanout(rel, pattern, &[]) > 0.0
+    }
+
     /// The known rows, given back.
     pub fn into_rows(self) -> BTreeMap<RelId, Vec<Row>> {
         self.rows
