@@ -16,12 +16,14 @@
 //! for all its bindings. An iterative scope costs a round of progress tracking per step, and
 //! every operator on a cycle that waits for its input's frontier (an arrangement, a
 //! differential `distinct`) adds a step to each iteration: hence the lookups, the eager
-//! `distinct` ([`eager`]) and no `distinct` at all for copies ([`Plan::copy_only`]); a step
-//! counter's component iterates in one step per count.
+//! `distinct` ([`eager`]), no `distinct` at all for copies ([`Plan::copy_only`]), and on one
+//! worker each rule of a recursive component one operator ([`chain`]); a step counter's
+//! component iterates in one step per count.
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
+use super::chain::{self, Keying};
 use super::eager;
 use super::fused::Fused;
 use super::lookup::Lookups;
@@ -118,7 +120,8 @@ pub fn build<'s>(
         }
         read.extend(reads);
         if !component.recursive {
-            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations, true);
+            let mut ctx =
+                Context::new(plan, lookups, limits, unit.clone(), &relations, true, false);
             let rel = component.relations[0];
             let (derived, tagged, bindings) = ctx.derive(scope, rel, &component.rules);
             instances.push(bindings);
@@ -135,7 +138,8 @@ pub fn build<'s>(
                 .map(|(&r, c)| (r, c.clone().enter(inner)))
                 .collect();
             let unit = unit.clone().enter(inner);
-            let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds);
+            let chains = scope.peers() == 1;
+            let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds, chains);
             let mut variables = BTreeMap::new();
             for &rel in &loops {
                 let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
@@ -235,6 +239,17 @@ fn tagged(r: usize, rows: Out<Row>) -> Out<(usize, Row)> {
     rows.into_iter().map(|row| (r, row)).collect()
 }
 
+/// What [`Context::chain`] builds: a rule's complete bindings, or its bindings keyed for the
+/// antijoin that follows.
+enum Chained<'s, T: Timestamp> {
+    Complete(Tagged<'s, T>),
+    Keyed(VecCollection<'s, T, (Row, Row), Diff>),
+}
+
+/// What makes a binding of the first literal's variables of a row (`None` if the row does
+/// not match the literal).
+type Scan = Box<dyn FnMut(Row) -> Option<Row>>;
+
 /// The operators of one scope: its relations and the arrangements built so far.
 struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
@@ -247,6 +262,9 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     /// Whether the scope's times are totally ordered, so that relations can be made distinct
     /// eagerly ([`eager::distinct`]).
     eager: bool,
+    /// Whether a rule's joins are one operator ([`chain`]): in a recursive component's scope,
+    /// on one worker.
+    chains: bool,
 }
 
 impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
@@ -257,6 +275,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         unit: Rows<'s, T>,
         relations: &BTreeMap<RelId, Rows<'s, T>>,
         eager: bool,
+        chains: bool,
     ) -> Context<'s, 'p, T> {
         Context {
             plan,
@@ -266,6 +285,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             relations: relations.clone(),
             arranged: HashMap::new(),
             eager,
+            chains,
         }
     }
 
@@ -298,7 +318,13 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         if pipe.ends() {
             return self.start(scan, rule.vars, move |row| tagged(r, pipe.apply(row)));
         }
-        let mut keyed = self.start(scan, rule.vars, move |row| pipe.keyed(row));
+        let mut keyed = match self.chains {
+            true => match self.chain(r, scan, pipe, &mut at, &mut bound) {
+                Chained::Complete(bindings) => return bindings,
+                Chained::Keyed(keyed) => keyed,
+            },
+            false => self.start(scan, rule.vars, move |row| pipe.keyed(row)),
+        };
         loop {
             // Not the end, so a join or an antijoin that needs an operator.
             let step = &steps[at];
@@ -312,6 +338,46 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             }
             keyed = self.extend(keyed, step, move |row| pipe.keyed(row));
         }
+    }
+
+    /// On one worker, the chain of rule plan `r` up to its first antijoin that is not a
+    /// lookup, in one operator ([`chain`]): its scan, then its joins from `at` on (advanced
+    /// past them), each with its pipe. Its complete bindings if no such antijoin follows.
+    fn chain(
+        &mut self,
+        r: usize,
+        scan: Option<&Step>,
+        mut pipe: Pipe,
+        at: &mut usize,
+        bound: &mut Vec<VarId>,
+    ) -> Chained<'s, T> {
+        let plan: &'p Arc<Plan> = self.plan;
+        let rule = &plan.rules[r];
+        let (source, mut matched) = self.source(scan, rule.vars);
+        let first: Keying = Box::new(move |row| {
+            (matched(row).map(|binding| pipe.keyed(binding))).unwrap_or_default()
+        });
+        let (mut joins, mut between) = (Vec::new(), Vec::<Keying>::new());
+        while let Some(shape) = rule.steps.get(*at).and_then(Shape::of) {
+            if let Step::Join { new, .. } = &rule.steps[*at] {
+                bound.extend(new);
+            }
+            *at += 1;
+            let rows = self.relation(shape.rel);
+            joins.push(chain::Join { rows, shape });
+            let mut pipe = self.pipe(&rule.steps, at, bound, rule.vars);
+            if pipe.ends() {
+                let last = move |row| tagged(r, pipe.apply(row));
+                let bindings = chain::chain(source, first, joins, between, last, self.arities());
+                return Chained::Complete(bindings);
+            }
+            between.push(Box::new(move |row| pipe.keyed(row)));
+        }
+        // An antijoin follows: the last pipe keys the bindings for it.
+        Chained::Keyed(match between.pop() {
+            None => source.flat_map(first),
+            Some(last) => chain::chain(source, first, joins, between, last, self.arities()),
+        })
     }
 
     /// The pipe of the steps from `at` on (advanced past them): the built-in steps there, then
@@ -346,33 +412,41 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         Fused::new(steps, bound, vars, self.arities(), self.limits)
     }
 
-    /// The first operator of a chain, each output binding passed through `then`: the rows of
-    /// the first join's relation matching its pattern, as bindings of its new variables, or
-    /// the empty binding if the chain does not start with a join.
+    /// The first operator of a chain, each output binding passed through `then` (see
+    /// [`Context::source`]).
     fn start<O: Data>(
         &self,
         scan: Option<&Step>,
         vars: usize,
         mut then: impl FnMut(Row) -> Out<O> + 'static,
     ) -> VecCollection<'s, T, O, Diff> {
+        let (rows, mut first) = self.source(scan, vars);
+        rows.flat_map(move |row| first(row).map(&mut then).unwrap_or_default())
+    }
+
+    /// Where a chain starts: the rows of the first join's relation, with what makes a
+    /// binding of its new variables of a row that matches its pattern; or, if the chain does
+    /// not start with a join, the unit row, which is the empty binding.
+    fn source(&self, scan: Option<&Step>, vars: usize) -> (Rows<'s, T>, Scan) {
         let Some(Step::Join {
             rel, pattern, new, ..
         }) = scan
         else {
-            return self.unit.clone().flat_map(then);
+            return (self.unit.clone(), Box::new(Some));
         };
         let arities = self.arities();
         let (pattern, new) = (pattern.clone(), new.clone());
         let mut ranges = Ranges::new(vars);
-        self.relation(*rel).flat_map(move |row: Row| {
+        let first = move |row: Row| {
             if !ranges.match_row(&pattern, &row, &arities) {
-                return Out::new();
+                return None;
             }
             let mut out = Row::new();
             new.iter()
                 .for_each(|&v| ranges.push_value(v, &row, &mut out));
-            then(out)
-        })
+            Some(out)
+        };
+        (self.relation(*rel), Box::new(first))
     }
 
     /// Extends `keyed` bindings (keyed for `step`, a join or an antijoin that is not a

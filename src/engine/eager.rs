@@ -34,8 +34,8 @@ use timely::dataflow::operators::generic::OutputBuilder;
 use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
 
-/// An output of records `D` at times `T`.
-type Out<T, D> = OutputBuilder<T, CapacityContainerBuilder<Vec<(D, T, Diff)>>>;
+/// An operator output of records `D` at times `T`.
+pub(super) type Output<T, D> = OutputBuilder<T, CapacityContainerBuilder<Vec<(D, T, Diff)>>>;
 
 /// Updates at distinct times, sorted by time.
 type History<T> = SmallVec<[(T, Diff); 1]>;
@@ -87,8 +87,8 @@ where
     builder.set_notify_for(0, FrontierInterest::Never);
     let (rows_out, rows) = builder.new_output();
     let (atoms_out, atoms) = builder.new_output();
-    let mut rows_out: Out<T, Row> = OutputBuilder::from(rows_out);
-    let mut atoms_out: Out<T, (RelId, Row)> = OutputBuilder::from(atoms_out);
+    let mut rows_out: Output<T, Row> = OutputBuilder::from(rows_out);
+    let mut atoms_out: Output<T, (RelId, Row)> = OutputBuilder::from(atoms_out);
     // The initial capabilities are dropped: output goes out at the input's times.
     builder.build(move |_| {
         let mut records: FastMap<Row, Record<T>> = FastMap::default();

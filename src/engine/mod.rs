@@ -8,6 +8,7 @@
 //! any number of workers gives the same ground program.
 
 mod builtin;
+mod chain;
 mod dataflow;
 mod eager;
 mod exists;
