@@ -22,7 +22,7 @@
 //! without them at the top level).
 
 use super::dataflow::{Diff, Rows};
-use super::eager::Output;
+use super::eager::{Builder, Output};
 use super::pattern::{Ranges, Row};
 use super::pipe::{joined, Out};
 use super::shape::Shape;
@@ -30,10 +30,10 @@ use crate::hash::FastMap;
 use differential_dataflow::lattice::Lattice;
 use differential_dataflow::{AsCollection, Data, VecCollection};
 use std::sync::Arc;
-use std::vec::Drain;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
-use timely::dataflow::operators::generic::OutputBuilder;
+use timely::dataflow::operators::generic::{OutputBuilder, OutputBuilderSession};
+use timely::dataflow::operators::InputCapability;
 use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
 
@@ -59,7 +59,7 @@ type Index<T> = FastMap<Row, Vec<(Row, T, Diff)>>;
 /// `joins`, at least one join), after the last through `last`.
 pub fn chain<'s, T, O>(
     source: Rows<'s, T>,
-    first: Keying,
+    mut first: Keying,
     joins: Vec<Join<'s, T>>,
     between: Vec<Keying>,
     last: impl FnMut(Row) -> Out<O> + 'static,
@@ -81,7 +81,6 @@ where
     }
     let (output, stream) = builder.new_output();
     let mut output: Output<T, O> = OutputBuilder::from(output);
-    let mut first = first;
     // The initial capabilities are dropped: output goes out at the inputs' times.
     builder.build(move |_| {
         let mut state = State::new(between, Box::new(last));
@@ -89,36 +88,20 @@ where
         move |_frontiers| {
             let mut output = output.activate();
             source_in.for_each(|capability, data| {
-                let mut send = |time: &T, records: Drain<'_, (O, T, Diff)>| {
-                    (output.session(&capability.delayed(time, 0))).give_iterator(records);
-                };
-                for (row, time, diff) in data.drain(..) {
+                state.take(data, &capability, &mut output, |state, row, time, diff| {
                     for (key, binding) in first(row) {
-                        state
-                            .onward
-                            .stack
-                            .push((0, key, binding, time.clone(), diff));
+                        (state.onward.stack).push((0, key, binding, time.clone(), diff));
                     }
-                    state.drain();
-                    state.flush(BATCH, &mut send);
-                }
-                state.flush(0, &mut send);
+                });
             });
             for (k, input) in inputs.iter_mut().enumerate() {
+                let (shape, ranges) = (&shapes[k], &mut ranges[k]);
                 input.for_each(|capability, data| {
-                    let mut send = |time: &T, records: Drain<'_, (O, T, Diff)>| {
-                        (output.session(&capability.delayed(time, 0))).give_iterator(records);
-                    };
-                    for (row, time, diff) in data.drain(..) {
-                        let Some((key, values)) = shapes[k].entry(&row, &mut ranges[k], &arities)
-                        else {
-                            continue;
-                        };
-                        state.entry(k, key, values, time, diff);
-                        state.drain();
-                        state.flush(BATCH, &mut send);
-                    }
-                    state.flush(0, &mut send);
+                    state.take(data, &capability, &mut output, |state, row, time, diff| {
+                        if let Some((key, values)) = shape.entry(&row, ranges, &arities) {
+                            state.entry(k, key, values, time, diff);
+                        }
+                    });
                 });
             }
         }
@@ -194,8 +177,30 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
         }
     }
 
-    /// Hands the output so far to `send`, grouped by time, if there is more than `over`.
-    fn flush(&mut self, over: usize, send: &mut impl FnMut(&T, Drain<'_, (O, T, Diff)>)) {
+    /// Takes the updates of one input message, each added by `add` and taken through the
+    /// chain, and sends the output at their times (in batches as it grows).
+    fn take(
+        &mut self,
+        data: &mut Vec<(Row, T, Diff)>,
+        capability: &InputCapability<T>,
+        output: &mut OutputBuilderSession<'_, T, Builder<T, O>>,
+        mut add: impl FnMut(&mut Self, Row, T, Diff),
+    ) {
+        for (row, time, diff) in data.drain(..) {
+            add(self, row, time, diff);
+            self.drain();
+            self.flush(BATCH, capability, output);
+        }
+        self.flush(0, capability, output);
+    }
+
+    /// Sends the output so far, grouped by time, if there is more than `over`.
+    fn flush(
+        &mut self,
+        over: usize,
+        capability: &InputCapability<T>,
+        output: &mut OutputBuilderSession<'_, T, Builder<T, O>>,
+    ) {
         let out = &mut self.onward.out;
         if out.len() <= over {
             return;
@@ -204,7 +209,7 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
         while let Some((_, time, _)) = out.last() {
             let time = time.clone();
             let start = out.partition_point(|(_, t, _)| *t != time);
-            send(&time, out.drain(start..));
+            (output.session(&capability.delayed(&time, 0))).give_iterator(out.drain(start..));
         }
     }
 }

@@ -34,8 +34,10 @@ use timely::dataflow::operators::generic::OutputBuilder;
 use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
 
+/// What builds an operator's output containers of records `D` at times `T`.
+pub(super) type Builder<T, D> = CapacityContainerBuilder<Vec<(D, T, Diff)>>;
 /// An operator output of records `D` at times `T`.
-pub(super) type Output<T, D> = OutputBuilder<T, CapacityContainerBuilder<Vec<(D, T, Diff)>>>;
+pub(super) type Output<T, D> = OutputBuilder<T, Builder<T, D>>;
 
 /// Updates at distinct times, sorted by time.
 type History<T> = SmallVec<[(T, Diff); 1]>;
@@ -55,9 +57,9 @@ impl<T> Default for Record<T> {
     }
 }
 
-/// The distinct records of `rows`, emitted eagerly, and the same tagged with `rel`. The times of `rows` must be totally
-/// ordered by their `Ord` (true of the top-level `u32`, and of an iterative scope's times
-/// while the top-level time stays 0).
+/// The distinct records of `rows`, emitted eagerly, and the same tagged with `rel`. The times
+/// of `rows` must be totally ordered by their `Ord` (true of the top-level `u32`, and of an
+/// iterative scope's times while the top-level time stays 0).
 pub fn distinct<'s, T: Timestamp + Ord>(
     rows: Rows<'s, T>,
     rel: RelId,
