@@ -31,12 +31,14 @@ pub fn run(args: &Args) -> i32 {
         &grounded.encoding,
         Notation::Kif,
     );
-    let lowering = grounded.lowered.as_ref().and_then(|p| p.lowering.as_ref());
+    let program = grounded.program(&game.program);
+    let lowering = program.lowering.as_ref();
     let mut lines: Vec<String> = grounded
         .ground
         .atoms
         .iter()
         .filter(|(rel, _)| lowering.is_none_or(|l| l.operation(*rel).is_none()))
+        .filter(|(rel, _)| !program.is_auxiliary(*rel))
         .map(|(rel, args)| {
             let mut s = String::new();
             text.atom(*rel, args, &mut s);

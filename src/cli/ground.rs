@@ -2,6 +2,7 @@
 
 use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::{EngineError, Options, Round, Strategy};
+use gdlground::program::Model;
 use gdlground::syntax::Syntax;
 use gdlground::write::{self, ground::AtomText, spliced::Text, Notation};
 use gdlground::{ground_with, GroundError, Grounded, LoopOptions, Superset};
@@ -71,6 +72,13 @@ pub struct EngineArgs {
     /// retracting from the live one (the baseline the incremental loop is measured against).
     #[arg(long, requires = "superset")]
     loop_recompute: bool,
+    /// Instantiate every rule as written. By default a body literal with variables that
+    /// occur nowhere else in its rule is replaced by an auxiliary relation over its other
+    /// variables (named after its relation and a hash, e.g. `does_5c1e07a2`), so that the
+    /// rule's instances do not multiply by those variables' values; the game means the
+    /// same, and S* and the counts leave the auxiliary atoms out.
+    #[arg(long)]
+    keep_locals: bool,
     /// With `--superset domain-loop`: print each round on stderr (rows removed from `true`
     /// and `does`, derived atoms, milliseconds), then the fixpoint's sizes.
     #[arg(long, requires = "superset")]
@@ -107,6 +115,7 @@ impl EngineArgs {
                 .deadline
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(|s| start + Duration::from_secs_f64(s)),
+            project_locals: !self.keep_locals,
         }
     }
 
@@ -222,7 +231,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let program = grounded.program(&game.program);
     let counts = grounded.ground.counts(program);
-    let rendering = match Rendering::new(args.format, &game, &grounded) {
+    let rendering = match Rendering::new(args.format, &game) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -259,13 +268,9 @@ pub struct Rendering {
 impl Rendering {
     /// The rendering `format` asks for (default: the game's own syntax); an error (printed,
     /// with the exit code) if the game cannot be written so.
-    pub fn new(
-        format: Option<FormatArg>,
-        game: &gdlground::Game,
-        grounded: &Grounded,
-    ) -> Result<Rendering, i32> {
+    pub fn new(format: Option<FormatArg>, game: &gdlground::Game) -> Result<Rendering, i32> {
         let notation = match format {
-            Some(FormatArg::Kif) if grounded.lowered.is_some() => {
+            Some(FormatArg::Kif) if game.program.model == Model::Operations => {
                 eprintln!(
                     "error: an operations game is written in infix (`--format infix` or json)"
                 );

@@ -44,7 +44,7 @@ impl LiveRun {
     ) -> Result<LiveRun, i32> {
         let start = Instant::now();
         let session = Session::start(&game.program, options).map_err(|e| report(game, &e))?;
-        let rendering = Rendering::new(format, game, session.grounded())?;
+        let rendering = Rendering::new(format, game)?;
         let mut output = Output {
             rendering,
             path: output.to_path_buf(),

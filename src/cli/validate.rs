@@ -60,8 +60,17 @@ pub fn run(args: &Args) -> i32 {
         seed: args.seed,
         max_steps: args.max_steps,
     };
-    let program = grounded.program(&game.program);
-    match playout::validate(program, &grounded.encoding, &grounded.ground, &options) {
+    let (source, program) = (
+        grounded.source(&game.program),
+        grounded.program(&game.program),
+    );
+    match playout::validate(
+        source,
+        program,
+        &grounded.encoding,
+        &grounded.ground,
+        &options,
+    ) {
         Ok(s) => {
             println!(
                 "{name}: ok: {} playouts, {} steps, {} states, {} stuck, {} cut at --max-steps, {} ms",

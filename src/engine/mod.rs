@@ -54,6 +54,10 @@ pub struct Options {
     pub max_memory: Option<u64>,
     /// Stop with [`EngineError::Deadline`] at this instant.
     pub deadline: Option<Instant>,
+    /// Whether the grounding pipeline projects local variables into auxiliary relations
+    /// before the engine runs ([`crate::program::project`]); `false` instantiates every rule
+    /// as written.
+    pub project_locals: bool,
 }
 
 impl Default for Options {
@@ -64,6 +68,7 @@ impl Default for Options {
             max_atoms: 50_000_000,
             max_memory: default_max_memory(),
             deadline: None,
+            project_locals: true,
         }
     }
 }

@@ -134,6 +134,8 @@ pub struct Plan {
     /// Relation ids past the program's (and past the certain ids) that stand for a part of a
     /// program relation, with that relation ([`super::split`]); empty unless split.
     pub renamed: BTreeMap<RelId, RelId>,
+    /// The program's auxiliary relations ([`Program::auxiliary`]), sorted.
+    pub auxiliary: Vec<RelId>,
 }
 
 /// Which rules a plan covers: the engine computes the exact static relations first, then
@@ -225,6 +227,7 @@ impl Plan {
                 Vec::new()
             },
             renamed: BTreeMap::new(),
+            auxiliary: program.auxiliary.clone(),
         }
     }
 
@@ -253,6 +256,12 @@ impl Plan {
     /// relation a part of it was split from ([`Plan::renamed`]).
     pub fn original(&self, rel: RelId) -> RelId {
         self.renamed.get(&rel).copied().unwrap_or(rel)
+    }
+
+    /// Whether relation id `rel` of the plan stands for an auxiliary relation of the program,
+    /// whose atoms are not atoms of the game.
+    pub fn is_auxiliary(&self, rel: RelId) -> bool {
+        self.auxiliary.binary_search(&self.original(rel)).is_ok()
     }
 }
 

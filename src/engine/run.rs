@@ -299,11 +299,13 @@ pub fn run(
                     })
                     .probe_with(&probe);
             }
-            let (sink, count, limits) = (atoms.clone(), count.clone(), l.clone());
+            let (sink, count, limits, plan) = (atoms.clone(), count.clone(), l.clone(), t.clone());
             outputs
                 .atoms
                 .inspect(move |((rel, row), _, diff)| {
-                    if count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
+                    // Atoms of the game are counted (for --max-atoms and the rounds' report).
+                    let game = !plan.plan.is_auxiliary(*rel);
+                    if game && count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
                         limits.fail(EngineError::TooManyAtoms);
                     }
                     sink.borrow_mut().push((*rel, row.clone(), *diff));

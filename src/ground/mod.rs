@@ -132,7 +132,8 @@ impl GroundProgram {
 
     /// The counts of GDL.md §4 for `program`, the program grounded: bases are `true` atoms
     /// and actions `does` atoms, or for a lowered operations game the fluents and the
-    /// performed actions, and its operation instances are not atoms of the game.
+    /// performed actions, and its operation instances are not atoms of the game; nor are the
+    /// auxiliary relations of projected local variables.
     pub fn counts(&self, program: &Program) -> Counts {
         let count =
             |keep: &dyn Fn(RelId) -> bool| self.atoms.iter().filter(|(rel, _)| keep(*rel)).count();
@@ -140,12 +141,12 @@ impl GroundProgram {
             None => (
                 count(&|r| program.keyword(r) == Some(Keyword::True)),
                 count(&|r| program.keyword(r) == Some(Keyword::Does)),
-                self.atoms.len(),
+                count(&|r| !program.is_auxiliary(r)),
             ),
             Some(lowering) => (
                 count(&|r| lowering.fluents[r as usize]),
                 count(&|r| r == lowering.performed),
-                count(&|r| lowering.operation(r).is_none()),
+                count(&|r| lowering.operation(r).is_none() && !program.is_auxiliary(r)),
             ),
         };
         Counts {

@@ -72,7 +72,7 @@ pub fn run(
             .iter()
             .map(|&(rel, seeded, kept)| (program.relation_name(rel).to_string(), seeded, kept))
             .collect(),
-        fixpoint_atoms: reduction.instantiation.atoms.len(),
+        fixpoint_atoms: game_atoms(program, &reduction.instantiation.atoms),
         elapsed: start.elapsed(),
         reachable: None,
     };
@@ -87,7 +87,7 @@ pub fn run(
              must contain S*; please report this game"
         )));
     }
-    report.reachable = Some(reachable.atoms.len());
+    report.reachable = Some(game_atoms(program, &reachable.atoms));
     Ok((reachable, report))
 }
 
@@ -116,6 +116,14 @@ fn seeds(program: &Program, encoding: &Encoding, options: &Options) -> Result<Ta
         seeds.insert(rel, tuples.rows(encoding).map(Row::from_vec).collect());
     }
     Ok(seeds)
+}
+
+/// How many of `atoms` are atoms of the game, not of `program`'s auxiliary relations.
+fn game_atoms(program: &Program, atoms: &[(RelId, Row)]) -> usize {
+    atoms
+        .iter()
+        .filter(|(rel, _)| !program.is_auxiliary(*rel))
+        .count()
 }
 
 /// How many atoms of `small` are not in `big` (both sorted).

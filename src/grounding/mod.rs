@@ -14,6 +14,7 @@ use crate::engine::{self, EngineError, Instantiation, Options};
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
 use crate::program::operations::lower_operations;
+use crate::program::project::project_locals;
 use crate::program::{Literal, Model, Program};
 use crate::syntax::Span;
 use crate::syntax::{Code, Diagnostic};
@@ -31,16 +32,63 @@ pub struct Grounded {
     pub ground: GroundProgram,
     /// What the domain-graph reduction loop did, when it ran.
     pub reduction: Option<LoopReport>,
-    /// For an operations game: the program actually grounded, its operations lowered to
-    /// rules (the ground program's atoms use its relation ids).
+    /// For an operations game: its operations lowered to rules, the rules the ground program
+    /// must mean.
     pub lowered: Option<Program>,
+    /// The program actually grounded when local variables were projected into auxiliary
+    /// relations ([`project_locals`]); the ground program's atoms use its relation ids.
+    pub projected: Option<Program>,
 }
 
 impl Grounded {
-    /// The program whose relations the ground program's atoms belong to: `original`, or for
-    /// an operations game the lowered one.
+    /// The program whose relations the ground program's atoms belong to: `original`, an
+    /// operations game's lowered program, or the projected one.
     pub fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
+        (self.projected.as_ref())
+            .or(self.lowered.as_ref())
+            .unwrap_or(original)
+    }
+
+    /// The rules the ground program must mean: `original`, or an operations game's lowered
+    /// program (without projections, so that a reasoner over it checks them).
+    pub fn source<'a>(&'a self, original: &'a Program) -> &'a Program {
         self.lowered.as_ref().unwrap_or(original)
+    }
+}
+
+/// The programs grounding reads, and the encoding of their terms.
+struct Prepared {
+    /// An operations game's lowered program.
+    lowered: Option<Program>,
+    /// The program grounded, when local variables were projected.
+    projected: Option<Program>,
+    /// The encoding of the program grounded.
+    encoding: Encoding,
+}
+
+impl Prepared {
+    /// The program grounded.
+    fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
+        (self.projected.as_ref())
+            .or(self.lowered.as_ref())
+            .unwrap_or(original)
+    }
+
+    /// `self` with the ground game of its program.
+    fn grounded(
+        self,
+        instantiation: Instantiation,
+        ground: GroundProgram,
+        reduction: Option<LoopReport>,
+    ) -> Grounded {
+        Grounded {
+            encoding: self.encoding,
+            instantiation,
+            ground,
+            reduction,
+            lowered: self.lowered,
+            projected: self.projected,
+        }
     }
 }
 
@@ -87,31 +135,25 @@ pub fn ground_with(
             ),
         ));
     }
-    let (lowered, encoding) = prepare(program);
-    if lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
+    let prepared = prepare(program, options.project_locals);
+    if prepared.lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
             "the domain-graph loop reads `true` and `does`: it runs on classic games only".into(),
         ));
     }
-    let program = lowered.as_ref().unwrap_or(program);
+    let (grounding, encoding) = (prepared.program(program), &prepared.encoding);
     let (instantiation, reduction) = match superset {
         Superset::Reachable => (
-            engine::instantiate(program, &encoding, options).map_err(GroundError::Engine)?,
+            engine::instantiate(grounding, encoding, options).map_err(GroundError::Engine)?,
             None,
         ),
         Superset::DomainLoop(settings) => {
-            let (i, report) = domain_loop::run(program, &encoding, options, settings)?;
+            let (i, report) = domain_loop::run(grounding, encoding, options, settings)?;
             (i, Some(report))
         }
     };
     let ground = GroundProgram::new(&instantiation, options.workers);
-    Ok(Grounded {
-        encoding,
-        instantiation,
-        ground,
-        reduction,
-        lowered,
-    })
+    Ok(prepared.grounded(instantiation, ground, reduction))
 }
 
 /// Where the first `countofall` of `program` is, if it has one.
@@ -128,12 +170,20 @@ fn first_count(program: &Program) -> Option<Span> {
     })
 }
 
-/// What grounding `program` reads: for an operations game the program with its operations
-/// lowered to rules (`None` for a classic game), and the encoding of the program grounded.
-fn prepare(program: &Program) -> (Option<Program>, Encoding) {
+/// What grounding `program` reads: an operations game's operations lowered to rules, local
+/// variables projected into auxiliary relations when `project` says so, and the
+/// encoding of the program grounded.
+fn prepare(program: &Program, project: bool) -> Prepared {
     let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
-    let encoding = Encoding::new(lowered.as_ref().unwrap_or(program));
-    (lowered, encoding)
+    let projected = project
+        .then(|| project_locals(lowered.as_ref().unwrap_or(program)))
+        .flatten();
+    let encoding = Encoding::new(projected.as_ref().or(lowered.as_ref()).unwrap_or(program));
+    Prepared {
+        lowered,
+        projected,
+        encoding,
+    }
 }
 
 impl GroundError {

@@ -5,18 +5,19 @@
 //! whole ground stage on the dataflow's instances.
 
 use super::delta::{GroundDelta, Keys};
-use super::prepare;
+use super::{prepare, Prepared};
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
 use crate::engine::{Instantiation, Options};
 use crate::ground::{carried_atoms, GroundProgram, Patch, Support};
-use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 
 /// A game grounded in a live dataflow.
 pub struct Session {
     game: LiveGame,
     workers: usize,
+    /// Whether each version's local variables are projected (`Options::project_locals`).
+    project_locals: bool,
     /// The ground game of the current version. Its instantiation has the atoms but not the
     /// instances, which live in the dataflow.
     grounded: Grounded,
@@ -50,13 +51,15 @@ impl Session {
     /// Grounds `program` live over S* (GDL.md §2), returning the session and the ground
     /// game (the same as [`super::ground`] gives).
     pub fn start(program: &Program, options: &Options) -> Result<Session, GroundError> {
-        let (lowered, encoding) = prepare(program);
-        let grounding = lowered.as_ref().unwrap_or(program);
-        let game = LiveGame::start(grounding, &encoding, options).map_err(GroundError::Engine)?;
-        let (grounded, atom_keys, support) = ground_of(&game, options.workers, lowered, encoding);
+        let prepared = prepare(program, options.project_locals);
+        let grounding = prepared.program(program);
+        let game =
+            LiveGame::start(grounding, &prepared.encoding, options).map_err(GroundError::Engine)?;
+        let (grounded, atom_keys, support) = ground_of(&game, options.workers, prepared);
         Ok(Session {
             game,
             workers: options.workers,
+            project_locals: options.project_locals,
             grounded,
             atom_keys,
             support,
@@ -73,11 +76,10 @@ impl Session {
     /// `program` gives), the previous one, and what the edit changed in the dataflow and in
     /// the ground game. After an error the session is unusable.
     pub fn apply(&mut self, program: &Program) -> Result<Update<'_>, GroundError> {
-        let (lowered, encoding) = prepare(program);
-        let grounding = lowered.as_ref().unwrap_or(program);
+        let prepared = prepare(program, self.project_locals);
         let edit = self
             .game
-            .update(grounding, &encoding)
+            .update(prepared.program(program), &prepared.encoding)
             .map_err(GroundError::Engine)?;
         if edit.unchanged {
             return Ok(Update {
@@ -95,12 +97,11 @@ impl Session {
         let patch = (changed <= self.game.instance_count() / 3).then(|| self.patch());
         let (grounded, atom_keys, delta, patched) = match patch.flatten() {
             Some((ground, atom_keys, delta)) => {
-                let grounded = grounded(&self.game, ground, lowered, encoding);
+                let grounded = grounded(&self.game, ground, prepared);
                 (grounded, atom_keys, delta, true)
             }
             None => {
-                let (grounded, keys, support) =
-                    ground_of(&self.game, self.workers, lowered, encoding);
+                let (grounded, keys, support) = ground_of(&self.game, self.workers, prepared);
                 let before = Keys::new(&self.grounded.ground, &self.atom_keys);
                 let delta = GroundDelta::new(&before, &Keys::new(&grounded.ground, &keys));
                 self.support = support;
@@ -159,38 +160,22 @@ impl Session {
     }
 }
 
-/// The ground game of `game`'s current version built by the whole ground stage (for an
-/// operations game `lowered` is the program grounded), with its atom keys and support.
-fn ground_of(
-    game: &LiveGame,
-    workers: usize,
-    lowered: Option<Program>,
-    encoding: Encoding,
-) -> (Grounded, Vec<u64>, Support) {
+/// The ground game of `game`'s current version built by the whole ground stage (`prepared`
+/// says what program was grounded), with its atom keys and support.
+fn ground_of(game: &LiveGame, workers: usize, prepared: Prepared) -> (Grounded, Vec<u64>, Support) {
     let instantiation = game.instantiation();
     let keys = game.atom_keys(&instantiation.atoms);
     let (ground, support) = GroundProgram::with_support(&instantiation, workers, &keys);
-    (grounded(game, ground, lowered, encoding), keys, support)
+    (grounded(game, ground, prepared), keys, support)
 }
 
 /// `ground` as the [`Grounded`] of `game`'s current version.
-fn grounded(
-    game: &LiveGame,
-    ground: GroundProgram,
-    lowered: Option<Program>,
-    encoding: Encoding,
-) -> Grounded {
+fn grounded(game: &LiveGame, ground: GroundProgram, prepared: Prepared) -> Grounded {
     let instantiation = Instantiation {
         atoms: ground.atoms.clone(),
         is_static: game.exact().to_vec(),
         is_given: game.given().to_vec(),
         instances: Default::default(),
     };
-    Grounded {
-        encoding,
-        instantiation,
-        ground,
-        reduction: None,
-        lowered,
-    }
+    prepared.grounded(instantiation, ground, None)
 }

@@ -137,6 +137,7 @@ impl Lowerer {
                 operation_origins: Vec::new(),
                 dynamics: Vec::new(),
                 lowering: None,
+                auxiliary: Vec::new(),
             },
             diagnostics: Vec::new(),
             relation_ids: HashMap::new(),

@@ -14,6 +14,7 @@ mod intern;
 mod keyword;
 mod lower;
 pub mod operations;
+pub mod project;
 
 pub use builtin::Builtin;
 pub use intern::{GroundTerm, Sym, Symbols, TermId, Terms};
@@ -205,6 +206,9 @@ pub struct Program {
     /// Set on an operations game once [`operations::lower_operations`] lowered it: which of
     /// the relations it added hold performed actions and operation instances.
     pub lowering: Option<operations::Lowering>,
+    /// The relations [`project::project_locals`] added, sorted: auxiliary relations of the
+    /// ground program, not atoms of the game (S* and the counts of GDL.md §4 leave them out).
+    pub auxiliary: Vec<RelId>,
 }
 
 impl Program {
@@ -220,6 +224,36 @@ impl Program {
             .iter()
             .position(|r| r.name == sym && r.arity == arity)
             .map(|i| i as RelId)
+    }
+
+    /// The id of relation `sym`/`arity`, added if the program does not use it yet.
+    pub fn relation_of(&mut self, sym: Sym, arity: usize) -> RelId {
+        let found = (self.relations.iter()).position(|r| r.name == sym && r.arity == arity);
+        match found {
+            Some(i) => i as RelId,
+            None => {
+                self.relations.push(Relation { name: sym, arity });
+                self.relation_spans.push(Default::default());
+                (self.relations.len() - 1) as RelId
+            }
+        }
+    }
+
+    /// A new relation called `name` (or `name_2`, `name_3`, … if the program has that name).
+    pub fn fresh_relation(&mut self, name: &str, arity: usize) -> RelId {
+        let mut candidate = name.to_string();
+        let mut n = 1;
+        while self.symbols.get(&candidate).is_some() {
+            n += 1;
+            candidate = format!("{name}_{n}");
+        }
+        let sym = self.symbols.intern(&candidate);
+        self.relation_of(sym, arity)
+    }
+
+    /// Whether `rel` is an auxiliary relation of grounding (see [`Program::auxiliary`]).
+    pub fn is_auxiliary(&self, rel: RelId) -> bool {
+        self.auxiliary.binary_search(&rel).is_ok()
     }
 
     /// Calls `f` on every top-level term of every rule and operation (atom arguments,

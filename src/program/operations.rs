@@ -27,7 +27,7 @@
 //! hex7x7's step counter reaching 50 with bases up to 49, chained actions never declared):
 //! restricting there would drop reachable atoms, which S* must keep (GDL.md §2: sound).
 
-use super::{Atom, Effect, GroundTerm, Keyword, Literal, Origin, Program, RelId, Relation, Rule};
+use super::{Atom, Effect, GroundTerm, Keyword, Literal, Origin, Program, RelId, Rule};
 use super::{Sym, Term, VarId};
 
 /// How to read back the relations that lowering adds ([`Program::lowering`]).
@@ -85,14 +85,14 @@ pub fn lower_operations(program: &Program) -> Program {
             .filter(|&r| program.rules.iter().any(|rule| rule.head.rel == r))
     };
     let (base, action) = (declared(&p, "base"), declared(&p, "action"));
-    let performed = fresh_relation(&mut p, "does", 1);
+    let performed = p.fresh_relation("does", 1);
     let mut signatures: Vec<(Sym, usize)> = program.fluent_signatures().into_iter().collect();
     signatures.sort_unstable_by(|a, b| {
         (program.symbols.name(a.0), a.1).cmp(&(program.symbols.name(b.0), b.1))
     });
     let init = p.relation("init", 1);
     for &(sym, arity) in &signatures {
-        let rel = relation(&mut p, sym, arity);
+        let rel = p.relation_of(sym, arity);
         let term = fluent_term(&mut p, sym, arity);
         if let Some(init) = init {
             let body = vec![Literal::Pos(atom(init, term.clone()))];
@@ -122,7 +122,7 @@ pub fn lower_operations(program: &Program) -> Program {
                 Effect::Perform(t) => (EffectKind::Perform, t),
             })
             .collect();
-        let rel = fresh_relation(&mut p, &format!("operation_{k}"), 1 + effects.len());
+        let rel = p.fresh_relation(&format!("operation_{k}"), 1 + effects.len());
         let instance = Atom {
             rel,
             args: std::iter::once(&operation.action)
@@ -238,34 +238,6 @@ fn atom_of(p: &mut Program, term: &Term) -> Option<Atom> {
             GroundTerm::Func(sym, args) => (*sym, args.iter().map(|&a| Term::Ground(a)).collect()),
         },
     };
-    let rel = relation(p, sym, args.len());
+    let rel = p.relation_of(sym, args.len());
     Some(Atom { rel, args })
-}
-
-/// The id of relation `sym`/`arity`, added if the program does not use it yet.
-fn relation(p: &mut Program, sym: Sym, arity: usize) -> RelId {
-    let found = p
-        .relations
-        .iter()
-        .position(|r| r.name == sym && r.arity == arity);
-    match found {
-        Some(i) => i as RelId,
-        None => {
-            p.relations.push(Relation { name: sym, arity });
-            p.relation_spans.push(Default::default());
-            (p.relations.len() - 1) as RelId
-        }
-    }
-}
-
-/// A new relation called `name` (or `name_2`, `name_3`, … if the program has that name).
-fn fresh_relation(p: &mut Program, name: &str, arity: usize) -> RelId {
-    let mut candidate = name.to_string();
-    let mut n = 1;
-    while p.symbols.get(&candidate).is_some() {
-        n += 1;
-        candidate = format!("{name}_{n}");
-    }
-    let sym = p.symbols.intern(&candidate);
-    relation(p, sym, arity)
 }

@@ -346,7 +346,7 @@ mod tests {
 
     fn reasoner(kif: &str) -> (crate::Game, crate::Grounded, GroundReasoner) {
         let (game, g) = grounded(kif, Syntax::Kif);
-        match GroundReasoner::new(&game.program, &g.encoding, &g.ground) {
+        match GroundReasoner::new(g.program(&game.program), &g.encoding, &g.ground) {
             Ok(r) => (game, g, r),
             Err(e) => panic!("{e}"),
         }
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn tictactoe_opening() {
         let (game, g) = example("tictactoe.kif");
-        let mut r = GroundReasoner::new(&game.program, &g.encoding, &g.ground)
+        let mut r = GroundReasoner::new(g.program(&game.program), &g.encoding, &g.ground)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(r.roles().len(), 2);
         let state = r.initial_state();

@@ -118,9 +118,11 @@ impl SplitMix64 {
     }
 }
 
-/// Runs `options.playouts` random playouts of `program`, comparing the reference reasoner with
-/// the ground reasoner of `ground` (whose atoms are S*) at every step.
+/// Runs `options.playouts` random playouts of `source`, comparing the reference reasoner over
+/// it with the ground reasoner of `ground` (whose atoms are S* and are atoms of `program`,
+/// the program grounded: `source` with auxiliary relations added) at every step.
 pub fn validate(
+    source: &Program,
     program: &Program,
     encoding: &Encoding,
     ground: &GroundProgram,
@@ -135,8 +137,7 @@ pub fn validate(
             problem,
         })
     };
-    let mut reference =
-        Reference::new(program, encoding).map_err(|e| before(Problem::Reason(e)))?;
+    let mut reference = Reference::new(source, encoding).map_err(|e| before(Problem::Reason(e)))?;
     let mut checked =
         GroundReasoner::new(program, encoding, ground).map_err(|e| before(Problem::Reason(e)))?;
     let superset: FastSet<(RelId, &Row)> = ground.atoms.iter().map(|(r, row)| (*r, row)).collect();
@@ -433,11 +434,21 @@ mod tests {
         max_steps: 200,
     };
 
+    /// [`validate`] of `game`'s rules against `ground`, a ground program of `g`'s atoms.
+    fn check(
+        game: &crate::Game,
+        g: &crate::Grounded,
+        ground: &GroundProgram,
+    ) -> Result<Summary, Box<Failure>> {
+        let (source, program) = (g.source(&game.program), g.program(&game.program));
+        validate(source, program, &g.encoding, ground, &OPTIONS)
+    }
+
     #[test]
     fn the_examples_agree() {
         for name in ["tictactoe.kif", "tictactoe.pl", "nim.pl", "blocksworld.pl"] {
             let (game, g) = example(name);
-            let result = validate(&game.program, &g.encoding, &g.ground, &OPTIONS);
+            let result = check(&game, &g, &g.ground);
             match result {
                 Ok(summary) => assert!(summary.steps > 0, "{name}: {summary:?}"),
                 Err(f) => panic!("{name}: {}", f.render(&game.program, &g.encoding)),
@@ -448,7 +459,7 @@ mod tests {
     #[test]
     fn a_missing_ground_rule_is_caught() {
         let (game, g) = example("tictactoe.kif");
-        let text = AtomText::new(&game.program, &g.encoding, Notation::Kif);
+        let text = AtomText::new(g.program(&game.program), &g.encoding, Notation::Kif);
         let spell = |a: AtomId| {
             let (rel, row) = &g.ground.atoms[a as usize];
             let mut s = String::new();
@@ -461,7 +472,7 @@ mod tests {
         broken.rules = std::mem::take(&mut broken.rules)
             .filtered(|_, r| spell(r.head) != "(next (control oplayer))", |_| true);
         assert_eq!(broken.rules.len(), before - 1);
-        let failure = match validate(&game.program, &g.encoding, &broken, &OPTIONS) {
+        let failure = match check(&game, &g, &broken) {
             Ok(s) => panic!("the broken program passed: {s:?}"),
             Err(f) => f,
         };
@@ -514,7 +525,7 @@ mod tests {
             panic!("true(control(oplayer)) not in S*");
         };
         slot.1 = Row::from_slice(&[control, control, oplayer]);
-        let failure = match validate(&game.program, &g.encoding, &broken, &OPTIONS) {
+        let failure = match check(&game, &g, &broken) {
             Ok(s) => panic!("the broken program passed: {s:?}"),
             Err(f) => f,
         };
@@ -529,7 +540,7 @@ mod tests {
     fn operations_agree_and_a_missing_ground_operation_is_caught() {
         let (game, g) = example("takeaway.hrf");
         let program = g.program(&game.program);
-        let summary = validate(program, &g.encoding, &g.ground, &OPTIONS)
+        let summary = check(&game, &g, &g.ground)
             .unwrap_or_else(|f| panic!("{}", f.render(program, &g.encoding)));
         assert!(summary.steps > 0, "{summary:?}");
         let Some(lowering) = &program.lowering else {
@@ -541,7 +552,7 @@ mod tests {
         broken.rules = std::mem::take(&mut broken.rules)
             .filtered(|_, r| broken.atoms[r.head as usize].0 != pass, |_| true);
         assert_eq!(broken.rules.len(), before - 1);
-        let failure = match validate(program, &g.encoding, &broken, &OPTIONS) {
+        let failure = match check(&game, &g, &broken) {
             Ok(s) => panic!("the broken program passed: {s:?}"),
             Err(f) => f,
         };

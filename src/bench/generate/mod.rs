@@ -120,7 +120,7 @@ mod tests {
         };
         assert!(game.warnings.is_empty(), "{name} has warnings");
         let grounded = crate::ground(&game.program, &Options::default()).expect("it grounds");
-        grounded.ground.counts(&game.program)
+        grounded.ground.counts(grounded.program(&game.program))
     }
 
     #[test]

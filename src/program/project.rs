@@ -1,0 +1,427 @@
+//! Local variables projected away (REFERENCES.md: badtictactoe's 5.4 million rules).
+//!
+//! A positive literal whose variables partly occur nowhere else in its rule multiplies the
+//! rule's instances by the values of those *local* variables, although the rule only needs
+//! to know that some value exists. Chess's `next(check(P, rook, X, Y)) :- does(O,
+//! move(Piece, U, V, X1, Y1)), …` has an instance for every move off (U, V) per binding of
+//! the rest of its body: billions. Such a literal is replaced by an auxiliary relation over
+//! the variables it shares, defined by one rule, `does_5c1e07a2(O, U, V) :- does(O,
+//! move(Piece, U, V, X1, Y1))`. The program means the same (an auxiliary atom holds exactly
+//! when some instance of the literal does), its relaxed closure over the original relations
+//! is the same, and the ground program has a rule per instance of the literal plus one per
+//! binding of the rest, instead of their product.
+//!
+//! A literal is projected when it has a local variable (one in no other literal and not in
+//! the head, except in built-ins whose variables all occur in the literal: those go with it
+//! into the auxiliary rule) and the rule has a variable the literal lacks, so that the rest
+//! of the body can multiply its instances. Without one, every binding of the rule is a
+//! binding of the literal, and an auxiliary relation would only add rules.
+//!
+//! The auxiliary relation is named after the literal's relation and a hash of its text with
+//! the variables numbered canonically: equal literals of different rules share it, and the
+//! next version of an edited game names it alike (a live session matches relations by name).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hash::Hasher;
+
+use super::{Atom, GroundTerm, Literal, Origin, Program, RelId, Rule, Term, VarId};
+use crate::hash::FxHasher;
+
+/// `program` with the local variables of its rules projected into auxiliary relations
+/// (listed in [`Program::auxiliary`]), or `None` when no rule has a literal to project.
+pub fn project_locals(program: &Program) -> Option<Program> {
+    let plans: Vec<Vec<Projection>> = program.rules.iter().map(projections).collect();
+    if plans.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let mut out = program.clone();
+    out.rules.clear();
+    out.rule_origins.clear();
+    // Auxiliary relations by the canonical text of their rule, and their rules.
+    let mut defined: HashMap<String, RelId> = HashMap::new();
+    let mut auxiliary: Vec<(Rule, Origin)> = Vec::new();
+    let rules = program.rules.iter().zip(&program.rule_origins);
+    for ((rule, origin), plan) in rules.zip(plans) {
+        let moved: Vec<usize> = plan.iter().flat_map(|p| p.builtins.clone()).collect();
+        let (mut body, mut spans) = (Vec::new(), Vec::new());
+        for (i, literal) in rule.body.iter().enumerate() {
+            if moved.contains(&i) {
+                continue;
+            }
+            let literal = match plan.iter().find(|p| p.literal == i) {
+                None => literal.clone(),
+                Some(p) => {
+                    let (mut aux, aux_origin) = p.auxiliary(rule, origin);
+                    let text = canonical_text(program, &aux);
+                    let rel = *defined.entry(text).or_insert_with_key(|text| {
+                        let name = aux_name(program, p.reads, text);
+                        aux.head.rel = out.fresh_relation(&name, p.shared.len());
+                        let rel = aux.head.rel;
+                        auxiliary.push((aux, aux_origin));
+                        rel
+                    });
+                    let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
+                    Literal::Pos(Atom { rel, args })
+                }
+            };
+            // A conjunction needs a literal once: equal projections in one rule merge.
+            if !body.contains(&literal) {
+                body.push(literal);
+                spans.push(origin.literal_spans.get(i).copied().unwrap_or(origin.span));
+            }
+        }
+        out.rules.push(Rule {
+            head: rule.head.clone(),
+            body,
+        });
+        out.rule_origins.push(Origin {
+            literal_spans: spans,
+            ..origin.clone()
+        });
+    }
+    out.auxiliary = (program.relations.len() as RelId..out.relations.len() as RelId).collect();
+    if let Some(lowering) = &mut out.lowering {
+        // One entry per relation: auxiliary relations hold no fluents.
+        lowering.fluents.resize(out.relations.len(), false);
+    }
+    for (rule, origin) in auxiliary {
+        out.rules.push(rule);
+        out.rule_origins.push(origin);
+    }
+    Some(out)
+}
+
+/// One literal of a rule to project: where it is, the built-ins that go with it, and its
+/// variables, shared ones first, each group in order of first occurrence in the literal.
+#[derive(Debug)]
+struct Projection {
+    /// The index of the positive literal in the body.
+    literal: usize,
+    /// The relation it reads.
+    reads: RelId,
+    /// The indexes of the built-ins that move into the auxiliary rule.
+    builtins: Vec<usize>,
+    /// Its variables that occur elsewhere in the rule: the auxiliary relation's arguments.
+    shared: Vec<VarId>,
+    /// Its variables that occur nowhere else.
+    local: Vec<VarId>,
+}
+
+impl Projection {
+    /// The auxiliary rule (its head relation still to be set) with its variables numbered
+    /// canonically (shared ones first, as the head's arguments), and its origin.
+    fn auxiliary(&self, rule: &Rule, origin: &Origin) -> (Rule, Origin) {
+        let order: Vec<VarId> = self.shared.iter().chain(&self.local).copied().collect();
+        let renumber = |v: VarId| order.iter().position(|&w| w == v).unwrap_or(0) as VarId;
+        let indexes = std::iter::once(self.literal).chain(self.builtins.iter().copied());
+        let body: Vec<Literal> = indexes
+            .clone()
+            .map(|i| rename(&rule.body[i], &renumber))
+            .collect();
+        let head = Atom {
+            rel: 0,
+            args: (0..self.shared.len() as VarId).map(Term::Var).collect(),
+        };
+        let span = |i: usize| origin.literal_spans.get(i).copied().unwrap_or(origin.span);
+        let aux_origin = Origin {
+            span: origin.span,
+            head_span: span(self.literal),
+            literal_spans: indexes.map(span).collect(),
+            var_names: order
+                .iter()
+                .map(|&v| {
+                    origin
+                        .var_names
+                        .get(v as usize)
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .collect(),
+            var_spans: order
+                .iter()
+                .map(|&v| {
+                    origin
+                        .var_spans
+                        .get(v as usize)
+                        .copied()
+                        .unwrap_or_default()
+                })
+                .collect(),
+        };
+        (Rule { head, body }, aux_origin)
+    }
+}
+
+/// The literals of `rule` to project (module doc), none for a rule with a `countofall`.
+fn projections(rule: &Rule) -> Vec<Projection> {
+    if rule.body.iter().any(|l| matches!(l, Literal::Count { .. })) {
+        return Vec::new();
+    }
+    let vars: Vec<Vec<VarId>> = rule.body.iter().map(literal_vars).collect();
+    let mut head = Vec::new();
+    rule.head
+        .args
+        .iter()
+        .for_each(|t| t.for_each_var(&mut |v| push_new(&mut head, v)));
+    let mut all = head.clone();
+    vars.iter().flatten().for_each(|&v| push_new(&mut all, v));
+    let mut out = Vec::new();
+    for (i, literal) in rule.body.iter().enumerate() {
+        let own = &vars[i];
+        let Literal::Pos(atom) = literal else {
+            continue;
+        };
+        if all.iter().all(|v| own.contains(v)) {
+            continue;
+        }
+        let within = |j: usize| {
+            matches!(rule.body[j], Literal::Builtin { .. })
+                && vars[j].iter().all(|v| own.contains(v))
+        };
+        let local: Vec<VarId> = (own.iter().copied())
+            .filter(|v| !head.contains(v))
+            .filter(|v| (0..vars.len()).all(|j| j == i || !vars[j].contains(v) || within(j)))
+            .collect();
+        if local.is_empty() {
+            continue;
+        }
+        let builtins = (0..vars.len())
+            .filter(|&j| j != i && within(j) && vars[j].iter().any(|v| local.contains(v)))
+            .collect();
+        let shared = own.iter().copied().filter(|v| !local.contains(v)).collect();
+        out.push(Projection {
+            literal: i,
+            reads: atom.rel,
+            builtins,
+            shared,
+            local,
+        });
+    }
+    out
+}
+
+/// The variables of a literal, each once, in order of first occurrence.
+fn literal_vars(literal: &Literal) -> Vec<VarId> {
+    let mut out = Vec::new();
+    let args = match literal {
+        Literal::Pos(a) | Literal::Neg(a) => &a.args,
+        Literal::Builtin { args, .. } => args,
+        Literal::Count { .. } => return out,
+    };
+    args.iter()
+        .for_each(|t| t.for_each_var(&mut |v| push_new(&mut out, v)));
+    out
+}
+
+fn push_new(list: &mut Vec<VarId>, v: VarId) {
+    if !list.contains(&v) {
+        list.push(v);
+    }
+}
+
+/// `literal` (an atom or a built-in) with its variables renumbered by `f`.
+fn rename(literal: &Literal, f: &impl Fn(VarId) -> VarId) -> Literal {
+    fn term(t: &Term, f: &impl Fn(VarId) -> VarId) -> Term {
+        match t {
+            Term::Var(v) => Term::Var(f(*v)),
+            Term::Ground(id) => Term::Ground(*id),
+            Term::Func(sym, args) => Term::Func(*sym, args.iter().map(|a| term(a, f)).collect()),
+        }
+    }
+    let args = |args: &[Term]| args.iter().map(|t| term(t, f)).collect();
+    match literal {
+        Literal::Pos(a) => Literal::Pos(Atom {
+            rel: a.rel,
+            args: args(&a.args),
+        }),
+        Literal::Neg(a) => Literal::Neg(Atom {
+            rel: a.rel,
+            args: args(&a.args),
+        }),
+        Literal::Builtin {
+            op,
+            args: a,
+            negated,
+        } => Literal::Builtin {
+            op: *op,
+            args: args(a),
+            negated: *negated,
+        },
+        Literal::Count { .. } => literal.clone(),
+    }
+}
+
+/// The text of an auxiliary rule with names, not ids (which differ between versions of a
+/// game): its arity, then its body.
+fn canonical_text(program: &Program, rule: &Rule) -> String {
+    let mut text = format!("{}", rule.head.args.len());
+    for literal in &rule.body {
+        text.push(' ');
+        match literal {
+            Literal::Pos(a) | Literal::Neg(a) => {
+                if matches!(literal, Literal::Neg(_)) {
+                    text.push('~');
+                }
+                text.push_str(program.relation_name(a.rel));
+                terms(program, &a.args, &mut text);
+            }
+            Literal::Builtin { op, args, negated } => {
+                text.push_str(if *negated { "~" } else { "" });
+                text.push_str(op.name());
+                terms(program, args, &mut text);
+            }
+            Literal::Count { .. } => {}
+        }
+    }
+    text
+}
+
+/// Appends `(t1 t2 …)` to `text`.
+fn terms(program: &Program, args: &[Term], text: &mut String) {
+    fn ground(program: &Program, id: u32, text: &mut String) {
+        match program.terms.term(id) {
+            GroundTerm::Const(sym) => text.push_str(program.symbols.name(*sym)),
+            GroundTerm::Func(sym, args) => {
+                text.push_str(program.symbols.name(*sym));
+                text.push('(');
+                for &a in args.iter() {
+                    ground(program, a, text);
+                    text.push(' ');
+                }
+                text.push(')');
+            }
+        }
+    }
+    text.push('(');
+    for t in args {
+        match t {
+            Term::Var(v) => {
+                let _ = write!(text, "?{v}");
+            }
+            Term::Ground(id) => ground(program, *id, text),
+            Term::Func(sym, inner) => {
+                text.push_str(program.symbols.name(*sym));
+                terms(program, inner, text);
+            }
+        }
+        text.push(' ');
+    }
+    text.push(')');
+}
+
+/// The name of the auxiliary relation of `text`, whose literal reads `rel`: the relation's
+/// name and 32 bits of the text's hash.
+fn aux_name(program: &Program, rel: RelId, text: &str) -> String {
+    let mut hasher = FxHasher::default();
+    hasher.write(text.as_bytes());
+    format!(
+        "{}_{:08x}",
+        program.relation_name(rel),
+        hasher.finish() as u32
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::load;
+    use crate::syntax::{SourceFile, Syntax};
+    use crate::write::{program as print, Format};
+
+    /// A classic infix game: roles, a legal move and a goal around `rules`.
+    fn game(rules: &str) -> Program {
+        let text = format!(
+            "role(r)\ninit(c(1))\ninit(c(2))\nlegal(r,a)\ngoal(r,100)\nterminal :- true(c(2))\n{rules}"
+        );
+        match load(SourceFile::new("t.pl", &text), Syntax::Infix) {
+            Ok(game) => game.program,
+            Err(e) => panic!("{}", e.render()),
+        }
+    }
+
+    /// The rules of `program` printed in infix, each on one line.
+    fn rules(program: &Program) -> Vec<String> {
+        let text = print(program, Format::Infix).expect("printable");
+        let mut out: Vec<String> = Vec::new();
+        for line in text.lines() {
+            match (line.strip_prefix("    "), out.last_mut()) {
+                (Some(literal), Some(rule)) => *rule = format!("{rule} {literal}"),
+                _ => out.push(line.to_string()),
+            }
+        }
+        out
+    }
+
+    /// The auxiliary relations of `program`, by name.
+    fn auxiliary(program: &Program) -> Vec<String> {
+        (program.auxiliary.iter())
+            .map(|&r| program.relation_name(r).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn literals_of_local_variables_only_become_one_atom_shared_by_the_rules() {
+        // badtictactoe's shape: each true(c(Xi)) only asks that some c holds.
+        let program = game(
+            "next(c(X)) :- true(c(X1)) & true(c(X2)) & true(c(X))\n\
+             next(c(X)) :- true(c(Y)) & true(c(X))\n",
+        );
+        let projected = project_locals(&program).expect("something to project");
+        let names = auxiliary(&projected);
+        assert_eq!(names.len(), 1, "{names:?}");
+        let aux = &names[0];
+        assert!(
+            aux.starts_with("true_") && aux.len() == "true_".len() + 8,
+            "{aux}"
+        );
+        let text = rules(&projected);
+        // The conjunction keeps the atom once, and both rules read it.
+        let main = format!("next(c(X)) :- {aux} & true(c(X))");
+        assert_eq!(text.iter().filter(|l| **l == main).count(), 2, "{text:#?}");
+        assert!(text.contains(&format!("{aux} :- true(c(X1))")), "{text:#?}");
+    }
+
+    #[test]
+    fn built_ins_of_local_variables_go_with_their_literal() {
+        let program = game("p(X,Z) :- true(c(X)) & q(X,Y) & distinct(Y,a) & q(X,Z)\nq(1,b)\n");
+        let projected = project_locals(&program).expect("something to project");
+        let aux = auxiliary(&projected).pop().expect("one auxiliary relation");
+        let text = rules(&projected);
+        assert!(
+            text.contains(&format!("p(X,Z) :- true(c(X)) & {aux}(X) & q(X,Z)")),
+            "{text:#?}"
+        );
+        assert!(
+            text.contains(&format!("{aux}(X) :- q(X,Y) & distinct(Y,a)")),
+            "{text:#?}"
+        );
+        assert!(aux.starts_with("q_"), "{aux}");
+    }
+
+    #[test]
+    fn a_literal_the_rest_of_its_rule_cannot_multiply_is_left_alone() {
+        // Every variable of the rule is in q(X,Y): each binding of the rule is one of q's
+        // rows, and an auxiliary relation would only add rules. Nor is a variable that
+        // another literal or the head reads local.
+        let program = game(
+            "p(X) :- q(X,Y) & true(c(X))\nr(X,Y) :- q(X,Y) & true(c(X))\n\
+             s(X) :- q(X,Y) & true(c(Y)) & q(Y,X)\nq(1,b)\n",
+        );
+        assert!(project_locals(&program).is_none());
+    }
+
+    #[test]
+    fn an_auxiliary_relation_is_named_alike_in_every_version_of_a_game() {
+        // The second version interns other names first: ids differ, the name must not.
+        let rule = "p(X,Z) :- true(c(Z)) & q(X,Y)\nq(1,b)\n";
+        let first = project_locals(&game(rule)).expect("something to project");
+        let second = game(&format!("z(zz,yy)\nw(X,Z) :- z(X,Z) & true(c(X))\n{rule}"));
+        let second = project_locals(&second).expect("something to project");
+        assert_eq!(auxiliary(&first), auxiliary(&second));
+        // And another literal gets another name.
+        let other = game("p(X,Z) :- true(c(Z)) & q(Y,X)\nq(1,b)\n");
+        let other = project_locals(&other).expect("something to project");
+        assert_ne!(auxiliary(&first), auxiliary(&other));
+    }
+}
