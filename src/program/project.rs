@@ -43,6 +43,11 @@ pub fn project_locals(program: &Program) -> Option<Program> {
     let mut auxiliary: Vec<(Rule, Origin)> = Vec::new();
     let rules = program.rules.iter().zip(&program.rule_origins);
     for ((rule, origin), plan) in rules.zip(plans) {
+        if plan.is_empty() {
+            out.rules.push(rule.clone());
+            out.rule_origins.push(origin.clone());
+            continue;
+        }
         let moved: Vec<usize> = plan.iter().flat_map(|p| p.builtins.clone()).collect();
         let (mut body, mut spans) = (Vec::new(), Vec::new());
         for (i, literal) in rule.body.iter().enumerate() {
