@@ -259,9 +259,10 @@ impl Plan {
     }
 
     /// Whether relation id `rel` of the plan stands for an auxiliary relation of the program,
-    /// whose atoms are not atoms of the game.
+    /// whose atoms are not atoms of the game. Called per atom: a program without auxiliary
+    /// relations pays no lookup.
     pub fn is_auxiliary(&self, rel: RelId) -> bool {
-        self.auxiliary.binary_search(&self.original(rel)).is_ok()
+        !self.auxiliary.is_empty() && self.auxiliary.binary_search(&self.original(rel)).is_ok()
     }
 }
 

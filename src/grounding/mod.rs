@@ -44,9 +44,7 @@ impl Grounded {
     /// The program whose relations the ground program's atoms belong to: `original`, an
     /// operations game's lowered program, or the projected one.
     pub fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
-        (self.projected.as_ref())
-            .or(self.lowered.as_ref())
-            .unwrap_or(original)
+        grounded_program(&self.lowered, &self.projected, original)
     }
 
     /// The rules the ground program must mean: `original`, or an operations game's lowered
@@ -69,9 +67,7 @@ struct Prepared {
 impl Prepared {
     /// The program grounded.
     fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
-        (self.projected.as_ref())
-            .or(self.lowered.as_ref())
-            .unwrap_or(original)
+        grounded_program(&self.lowered, &self.projected, original)
     }
 
     /// `self` with the ground game of its program.
@@ -90,6 +86,15 @@ impl Prepared {
             projected: self.projected,
         }
     }
+}
+
+/// The program grounded from `original`: the projected one, else the lowered one, else it.
+fn grounded_program<'a>(
+    lowered: &'a Option<Program>,
+    projected: &'a Option<Program>,
+    original: &'a Program,
+) -> &'a Program {
+    projected.as_ref().or(lowered.as_ref()).unwrap_or(original)
 }
 
 /// Which superset of the reachable atoms the rules are instantiated over.
@@ -178,7 +183,7 @@ fn prepare(program: &Program, project: bool) -> Prepared {
     let projected = project
         .then(|| project_locals(lowered.as_ref().unwrap_or(program)))
         .flatten();
-    let encoding = Encoding::new(projected.as_ref().or(lowered.as_ref()).unwrap_or(program));
+    let encoding = Encoding::new(grounded_program(&lowered, &projected, program));
     Prepared {
         lowered,
         projected,

@@ -235,15 +235,13 @@ fn rename(literal: &Literal, f: &impl Fn(VarId) -> VarId) -> Literal {
         }
     }
     let args = |args: &[Term]| args.iter().map(|t| term(t, f)).collect();
+    let atom = |a: &Atom| Atom {
+        rel: a.rel,
+        args: args(&a.args),
+    };
     match literal {
-        Literal::Pos(a) => Literal::Pos(Atom {
-            rel: a.rel,
-            args: args(&a.args),
-        }),
-        Literal::Neg(a) => Literal::Neg(Atom {
-            rel: a.rel,
-            args: args(&a.args),
-        }),
+        Literal::Pos(a) => Literal::Pos(atom(a)),
+        Literal::Neg(a) => Literal::Neg(atom(a)),
         Literal::Builtin {
             op,
             args: a,
