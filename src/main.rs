@@ -2,5 +2,6 @@
 mod cli;
 
 fn main() {
+    gdlground::memory::grow_heap_in_large_steps();
     std::process::exit(cli::run());
 }

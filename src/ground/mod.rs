@@ -92,21 +92,26 @@ impl GroundProgram {
             groups[i % threads].push(part);
         }
         let (index, static_facts) = (&index, &is_fact);
+        let build_group = move |parts: Vec<_>| {
+            let lookup = |rel, args: &[Token]| index.get(&(rel, args)).copied();
+            rules_of(parts.into_iter().flatten(), lookup, static_facts)
+        };
         let mut rules = Rules::default();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = groups
+        if threads == 1 {
+            // One worker: build on this thread, sparing a thread start and its fresh arena.
+            groups
                 .into_iter()
-                .map(|parts| {
-                    scope.spawn(move || {
-                        let lookup = |rel, args: &[Token]| index.get(&(rel, args)).copied();
-                        rules_of(parts.into_iter().flatten(), lookup, static_facts)
-                    })
-                })
-                .collect();
-            for handle in handles {
-                rules.append(handle.join().expect("a ground stage thread panicked"));
-            }
-        });
+                .for_each(|parts| rules.append(build_group(parts)));
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (groups.into_iter())
+                    .map(|parts| scope.spawn(move || build_group(parts)))
+                    .collect();
+                for handle in handles {
+                    rules.append(handle.join().expect("a ground stage thread panicked"));
+                }
+            });
+        }
         let read_false = propagate(&mut rules, &mut is_fact, &given);
         let mut support = Support::default();
         if let Some(keys) = atom_keys {
