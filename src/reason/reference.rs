@@ -32,6 +32,9 @@ use crate::program::{Program, RelId};
 /// (mummymaze1p's static relations alone have 7.8 million atoms.)
 const MAX_ATOMS: usize = 20_000_000;
 
+/// The size join orders assume for a dynamic relation, whose atoms vary from state to state.
+const DYNAMIC_SIZE: f64 = 1000.0;
+
 /// The reference reasoner of one program.
 #[derive(Debug)]
 pub struct Reference {
@@ -172,11 +175,14 @@ impl Reference {
         let r = &reference;
         let roles = r.rows(r.rels.role).len() as f64;
         let fluents = r.rows(r.rels.init).len() as f64;
+        // A state holds its initial fluents and usually many more (pentago's board starts
+        // empty): taken as small, `true` would go first in every rule, and a rule chaining
+        // five `true` cells through a static relation would enumerate their cross product.
         let size = |rel: RelId| match rel {
             _ if r.is_static[rel as usize] => r.statics[rel as usize].rows.len() as f64,
             _ if Some(rel) == r.rels.does => roles,
-            _ if Some(rel) == r.rels.true_ => fluents,
-            _ => 1000.0,
+            _ if Some(rel) == r.rels.true_ => fluents.max(DYNAMIC_SIZE),
+            _ => DYNAMIC_SIZE,
         };
         let (rules, slots) = compile_all(program, encoding, &size)?;
         reference.indexes = indexes(&rules, slots);
@@ -579,6 +585,30 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(atoms(&game, &enc, &r, "goal"), ["(goal x 0)"]);
         assert!(answers.terminal);
+    }
+
+    #[test]
+    fn a_chain_of_state_cells_is_joined_through_the_static_relation() {
+        // One initial fluent must not make `true` look small: the second cell is found
+        // through `adj` from the first, not enumerated beside it.
+        let (_, _, r) = reasoner(
+            "(role x) (init (c 1 x)) (adj 1 2) (adj 2 3)
+             (<= (pair ?p) (role ?p) (true (c ?a ?p)) (true (c ?b ?p)) (adj ?a ?b))
+             (<= (legal x a) (pair x)) (<= (next (c 2 x)) (does x a)) (goal x 0)
+             (<= terminal (pair x))",
+        );
+        let pair = r
+            .rules
+            .iter()
+            .find(|rule| rule.head.len() == 1 && rule.steps.len() == 4);
+        let order: Vec<RelId> = (pair.expect("the pair rule").steps.iter())
+            .filter_map(|step| match step {
+                Step::Match { rel, .. } => Some(*rel),
+                _ => None,
+            })
+            .collect();
+        let true_ = r.rels.true_.expect("the game reads true");
+        assert_eq!(order[3], true_, "{order:?}: the last `true` is a lookup");
     }
 
     #[test]
