@@ -27,6 +27,7 @@ use super::{Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, S
 use crate::engine::Row;
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
+use std::collections::hash_map::Entry;
 
 /// One evaluation stops with [`ReasonError::TooManyAtoms`] past this many atoms.
 /// (mummymaze1p's static relations alone have 7.8 million atoms.)
@@ -55,6 +56,11 @@ pub struct Reference {
     /// The literal indexes, by slot.
     indexes: Vec<LiteralIndex>,
     bindings: Bindings,
+    /// The state whose atoms `dynamic` holds, once an evaluation of it has succeeded: asked
+    /// again with a joint move, only the relations that depend on `does` are re-derived.
+    current: Option<State>,
+    /// Whether the last evaluation re-derived only the relations that depend on `does`.
+    partial: bool,
 }
 
 /// The atoms of one relation: rows in derivation order, and their positions.
@@ -68,12 +74,14 @@ impl Extent {
     /// Adds `row`; whether it is new.
     fn insert(&mut self, row: Row) -> bool {
         let at = self.rows.len() as u32;
-        let new = !self.index.contains_key(&row);
-        if new {
-            self.index.insert(row.clone(), at);
-            self.rows.push(row);
+        match self.index.entry(row) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                self.rows.push(slot.key().clone());
+                slot.insert(at);
+                true
+            }
         }
-        new
     }
 
     /// Removes every row (keeping the memory).
@@ -154,6 +162,8 @@ impl Reference {
             dynamic: vec![Extent::default(); n],
             indexes: indexes(&rules, slots),
             bindings: Bindings::default(),
+            current: None,
+            partial: false,
             rules,
         };
         let mut static_strata = Vec::new();
@@ -198,6 +208,14 @@ impl Reference {
     /// The atoms of the dynamic relations in the last state answered (with its joint move).
     pub fn state_atoms(&self) -> impl Iterator<Item = (RelId, &Row)> + '_ {
         atoms_of(&self.dynamic)
+    }
+
+    /// The atoms the last evaluation derived: [`Reference::state_atoms`], less those of the
+    /// relations independent of `does` when the evaluation re-used them from the same
+    /// state's evaluation before (a caller checking every atom has checked those).
+    pub fn fresh_atoms(&self) -> impl Iterator<Item = (RelId, &Row)> + '_ {
+        let partial = self.partial;
+        atoms_of(&self.dynamic).filter(move |(rel, _)| !partial || self.needs_does[*rel as usize])
     }
 
     fn extent(&self, rel: RelId) -> &Extent {
@@ -452,29 +470,44 @@ impl Reasoner for Reference {
 
 impl Reference {
     /// Evaluates the dynamic relations in `state` with the `does` atoms `moves` (the strata
-    /// that depend on `does` only when `with_moves`).
+    /// that depend on `does` only when `with_moves`). When the last evaluation was of the
+    /// same state, the relations that do not depend on `does` are kept from it: a playout
+    /// asks each state twice, for its legal moves and then for the next state.
     fn evaluate(
         &mut self,
         state: &State,
         moves: &[Row],
         with_moves: bool,
     ) -> Result<(), ReasonError> {
-        self.dynamic.iter_mut().for_each(Extent::clear);
+        let reuse = with_moves && self.current.as_ref() == Some(state);
+        if !reuse {
+            self.current = None;
+        }
+        self.partial = reuse;
+        let redo: Vec<bool> = self.needs_does.iter().map(|&d| d || !reuse).collect();
+        let mut count = 0;
+        for (rel, extent) in self.dynamic.iter_mut().enumerate() {
+            match redo[rel] {
+                true => extent.clear(),
+                false => count += extent.rows.len(),
+            }
+        }
         for index in &mut self.indexes {
-            if !self.is_static[index.rel as usize] {
+            if !self.is_static[index.rel as usize] && redo[index.rel as usize] {
                 index.upto = 0;
                 index.positions.clear();
             }
         }
-        let mut count = 0;
         for (rel, row) in self.rels.input_atoms(state, moves) {
-            count += usize::from(self.dynamic[rel as usize].insert(row));
+            if redo[rel as usize] {
+                count += usize::from(self.dynamic[rel as usize].insert(row));
+            }
         }
         let strata = std::mem::take(&mut self.strata);
         let mut result = Ok(());
         for stratum in &strata {
             let needs_does = stratum.heads.iter().any(|&h| self.needs_does[h as usize]);
-            if with_moves || !needs_does {
+            if (with_moves || !needs_does) && (needs_does || !reuse) {
                 result = self.run(stratum, false, &mut count);
                 if result.is_err() {
                     break;
@@ -482,6 +515,9 @@ impl Reference {
             }
         }
         self.strata = strata;
+        if result.is_ok() && !reuse {
+            self.current = Some(state.clone());
+        }
         result
     }
 
@@ -669,5 +705,48 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(answers.next.map(|s| s.fluents().len()), Some(1));
         assert_eq!(atoms(&game, &enc, &r, "moved"), ["(moved 0)", "(moved 1)"]);
+    }
+
+    #[test]
+    fn a_state_asked_again_with_moves_keeps_what_does_not_depend_on_them() {
+        let game = "(role x) (init (c 1)) (succ 1 2) (succ 2 3)
+             (<= (reach ?b) (true (c ?b))) (<= (reach ?b) (reach ?a) (succ ?a ?b))
+             (<= (legal x (go ?b)) (reach ?b)) (<= (moved ?b) (does x (go ?b)))
+             (<= (next (c ?b)) (moved ?b)) (goal x 0) (<= terminal (true (c 3)))";
+        let (g, enc, mut twice) = reasoner(game);
+        let (_, _, mut once) = reasoner(game);
+        let state = twice.initial_state();
+        let answers = twice.answer(&state, None).unwrap_or_else(|e| panic!("{e}"));
+        let fresh = |r: &Reference| -> Vec<String> {
+            let mut rels: Vec<String> = r
+                .fresh_atoms()
+                .map(|(rel, _)| g.program.relation_name(rel).to_string())
+                .collect();
+            rels.sort();
+            rels.dedup();
+            rels
+        };
+        assert_eq!(fresh(&twice), ["legal", "reach", "true"]);
+        let joint = JointMove {
+            moves: vec![(twice.roles()[0].clone(), answers.legal[2].1.clone())],
+        };
+        let kept = twice.answer(&state, Some(&joint));
+        let direct = once.answer(&state, Some(&joint));
+        assert_eq!(kept.ok(), direct.ok());
+        assert_eq!(fresh(&twice), ["does", "moved", "next"]);
+        assert_eq!(
+            fresh(&once),
+            ["does", "legal", "moved", "next", "reach", "true"]
+        );
+        for name in ["true", "reach", "legal", "moved", "next"] {
+            assert_eq!(atoms(&g, &enc, &twice, name), atoms(&g, &enc, &once, name));
+        }
+        assert_eq!(atoms(&g, &enc, &twice, "next"), ["(next (c 3))"]);
+        // Another state: nothing is kept from the last one.
+        let next = State::new(once.rows(once.rels.next).iter().cloned());
+        twice
+            .answer(&next, Some(&joint))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(atoms(&g, &enc, &twice, "reach"), ["(reach 3)"]);
     }
 }
