@@ -1,11 +1,10 @@
 //! `gdlground bench`: time gdlground against gringo game by game, and write the report.
 
-use super::{files, EXIT_REJECTED, EXIT_USAGE};
+use super::{files, progress, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::bench::generate::{self, Family};
 use gdlground::bench::report::Context;
 use gdlground::bench::{game, machine, summary, write_results, Row};
 use gdlground::oracle::Tool;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -129,12 +128,7 @@ fn bench(args: &Args) -> Result<Vec<Row>, String> {
 /// CI job) one line per game once it is measured.
 fn measure_all(games: &[PathBuf], options: &game::Options) -> Vec<Row> {
     let plain = !std::io::stderr().is_terminal();
-    let bar = ProgressBar::new(games.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = progress::bar(games.len() as u64);
     let mut rows = Vec::new();
     for (i, game) in games.iter().enumerate() {
         let name = game.display().to_string();

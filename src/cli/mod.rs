@@ -14,6 +14,7 @@ mod ground;
 mod live;
 mod measure_child;
 mod output;
+mod progress;
 mod validate;
 mod watch;
 
@@ -126,7 +127,9 @@ enum Command {
     /// rules bottom-up, the other the ground program. Their legal moves, goals, terminal status
     /// and next states must agree, and every atom true in a visited state must be in the
     /// reachable superset S* (GDL.md §2–3). Prints one summary line, or the first disagreement
-    /// with the playout, step, state and joint move, and exits 1. Classic games only for now.
+    /// with the playout, step, state and joint move, and exits 1. Operations games (.hrf) too.
+    /// Large games take minutes: a progress bar shows the playout and step on a terminal;
+    /// elsewhere, after 5 s, one line per playout goes to stderr.
     ///
     /// Example: gdlground validate examples/tictactoe.kif --playouts 100 --seed 7
     Validate(validate::Args),

@@ -1,11 +1,15 @@
 //! `gdlground validate`: random playouts comparing the ground program with the original rules.
 
 use super::ground::EngineArgs;
-use super::{SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
-use gdlground::reason::playout::{self, Options};
+use super::{progress, SyntaxArg, EXIT_REJECTED, EXIT_USAGE};
+use gdlground::reason::playout::{self, Options, Progress};
 use gdlground::{ground_with, read_game, LoadError};
+use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Off a terminal, a validation running longer than this prints a line per playout.
+const QUIET_FOR: Duration = Duration::from_secs(5);
 
 /// Flags of `validate`.
 #[derive(clap::Args, Debug)]
@@ -64,13 +68,35 @@ pub fn run(args: &Args) -> i32 {
         grounded.source(&game.program),
         grounded.program(&game.program),
     );
-    match playout::validate(
+    let bar = progress::bar(args.playouts as u64);
+    let plain = !std::io::stderr().is_terminal();
+    let mut playout_start = Instant::now();
+    let mut shown = |p: Progress| {
+        bar.set_message(format!("playout {}: step {}", p.playout, p.step));
+        if p.last {
+            bar.inc(1);
+            if plain && start.elapsed() > QUIET_FOR {
+                eprintln!(
+                    "{name}: playout {}/{}: {} steps, {} ms",
+                    p.playout,
+                    args.playouts,
+                    p.step,
+                    playout_start.elapsed().as_millis()
+                );
+            }
+            playout_start = Instant::now();
+        }
+    };
+    let result = playout::validate(
         source,
         program,
         &grounded.encoding,
         &grounded.ground,
         &options,
-    ) {
+        &mut shown,
+    );
+    bar.finish_and_clear();
+    match result {
         Ok(s) => {
             println!(
                 "{name}: ok: {} playouts, {} steps, {} states, {} stuck, {} cut at --max-steps, {} ms",

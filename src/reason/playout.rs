@@ -34,6 +34,18 @@ pub struct Options {
     pub max_steps: usize,
 }
 
+/// Where a validation is: reported after every state both reasoners agree on, so that a
+/// caller can show progress (large games take minutes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The playout, from 1.
+    pub playout: usize,
+    /// The joint moves made so far in this playout.
+    pub step: usize,
+    /// Whether this state ended the playout (terminal, stuck, or cut at the step limit).
+    pub last: bool,
+}
+
 /// What a successful validation did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -127,6 +139,7 @@ pub fn validate(
     encoding: &Encoding,
     ground: &GroundProgram,
     options: &Options,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, Box<Failure>> {
     let before = |problem| {
         Box::new(Failure {
@@ -192,15 +205,23 @@ pub fn validate(
                 return Err(fail(None, &state, p));
             }
             seen.insert(state.clone());
-            if a.terminal {
-                break;
-            }
-            if step == options.max_steps {
-                summary.cut += 1;
-                break;
-            }
-            let Some(joint) = pick(&movers, &a, &mut rng) else {
-                summary.stuck += 1;
+            let joint = match () {
+                _ if a.terminal => None,
+                _ if step == options.max_steps => {
+                    summary.cut += 1;
+                    None
+                }
+                _ => pick(&movers, &a, &mut rng).or_else(|| {
+                    summary.stuck += 1;
+                    None
+                }),
+            };
+            progress(Progress {
+                playout,
+                step,
+                last: joint.is_none(),
+            });
+            let Some(joint) = joint else {
                 break;
             };
             let (a, b) = ask(&mut reference, &mut checked, &state, Some(&joint))
@@ -451,7 +472,7 @@ mod tests {
         ground: &GroundProgram,
     ) -> Result<Summary, Box<Failure>> {
         let (source, program) = (g.source(&game.program), g.program(&game.program));
-        validate(source, program, &g.encoding, ground, &OPTIONS)
+        validate(source, program, &g.encoding, ground, &OPTIONS, &mut |_| {})
     }
 
     #[test]
@@ -464,6 +485,34 @@ mod tests {
                 Err(f) => panic!("{name}: {}", f.render(&game.program, &g.encoding)),
             }
         }
+    }
+
+    #[test]
+    fn progress_is_reported_at_every_state() {
+        let (game, g) = example("tictactoe.kif");
+        let (source, program) = (g.source(&game.program), g.program(&game.program));
+        let mut seen = Vec::new();
+        let summary = validate(
+            source,
+            program,
+            &g.encoding,
+            &g.ground,
+            &OPTIONS,
+            &mut |p| seen.push(p),
+        );
+        let summary = summary.unwrap_or_else(|f| panic!("{}", f.render(program, &g.encoding)));
+        // Every playout's states in order, the last one marked; one step between states.
+        let mut expected = Vec::new();
+        for playout in 1..=OPTIONS.playouts {
+            let steps = seen.iter().filter(|p| p.playout == playout).count();
+            expected.extend((0..steps).map(|step| Progress {
+                playout,
+                step,
+                last: step + 1 == steps,
+            }));
+        }
+        assert_eq!(seen, expected);
+        assert_eq!(seen.len(), summary.steps + OPTIONS.playouts);
     }
 
     #[test]
