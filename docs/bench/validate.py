@@ -17,27 +17,14 @@ import argparse
 import concurrent.futures
 import csv
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from operations import run  # noqa: E402  (a command under a time limit, killed on expiry)
+
 FIELDS = ["game", "status", "seconds", "commit", "timeout", "detail"]
-
-
-def run(cmd, timeout):
-    """(exit code or 'timeout', stdout, stderr, seconds); on timeout the process is killed."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-        return p.returncode, out, err, time.monotonic() - start
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        return "timeout", "", "", time.monotonic() - start
 
 
 def classify(code, out, err):
