@@ -205,16 +205,15 @@ pub fn validate(
                 return Err(fail(None, &state, p));
             }
             seen.insert(state.clone());
-            let joint = match () {
-                _ if a.terminal => None,
-                _ if step == options.max_steps => {
-                    summary.cut += 1;
-                    None
-                }
-                _ => pick(&movers, &a, &mut rng).or_else(|| {
-                    summary.stuck += 1;
-                    None
-                }),
+            let joint = if a.terminal {
+                None
+            } else if step == options.max_steps {
+                summary.cut += 1;
+                None
+            } else {
+                let joint = pick(&movers, &a, &mut rng);
+                summary.stuck += usize::from(joint.is_none());
+                joint
             };
             progress(Progress {
                 playout,

@@ -507,7 +507,12 @@ impl Reference {
         let mut result = Ok(());
         for stratum in &strata {
             let needs_does = stratum.heads.iter().any(|&h| self.needs_does[h as usize]);
-            if (with_moves || !needs_does) && (needs_does || !reuse) {
+            let due = if reuse {
+                needs_does
+            } else {
+                with_moves || !needs_does
+            };
+            if due {
                 result = self.run(stratum, false, &mut count);
                 if result.is_err() {
                     break;
