@@ -120,7 +120,7 @@ impl GroundProgram {
             }
             support.read_false = read_false.iter().map(|&a| keys[a as usize]).collect();
         }
-        let (rules, subsumed) = drop_subsumed(rules.sorted());
+        let (rules, subsumed) = rules.sorted_then(threads, drop_subsumed);
         if let Some(keys) = atom_keys {
             support.subsumed = subsumed.iter().map(|&h| keys[h as usize]).collect();
         }
@@ -400,7 +400,7 @@ mod tests {
             (1, &[(false, 6), (false, 7), (false, 8)]),
             (2, &[(false, 5), (false, 6)]),
         ];
-        let (kept, heads) = drop_subsumed(rules(&list).sorted());
+        let (kept, heads) = drop_subsumed(rules(&list).sorted(1));
         assert_eq!(heads, vec![1]);
         let expected = rules(&[
             (1, &[(false, 5)]),
@@ -408,7 +408,7 @@ mod tests {
             (1, &[(false, 6), (true, 7), (false, 8)]),
             (2, &[(false, 5), (false, 6)]),
         ]);
-        assert_eq!(kept, expected.sorted());
+        assert_eq!(kept, expected.sorted(1));
     }
 
     /// Regression: facts were only recognised in bodies processed after the rule that made
@@ -426,7 +426,7 @@ mod tests {
         for list in [list, reversed] {
             let (mut rules, mut is_fact) = (rules(&list), vec![false; 5]);
             let read_false = propagate(&mut rules, &mut is_fact, &given);
-            let rules = rules.sorted();
+            let rules = rules.sorted(1);
             assert_eq!(is_fact, vec![true, true, false, false, false]);
             assert_eq!(rules, self::rules(&[(4, &[(false, 3)])]));
             assert!(read_false.is_empty());
@@ -454,7 +454,7 @@ mod tests {
                 is_fact,
                 vec![false, false, false, true, false, false, false]
             );
-            assert_eq!(rules.sorted(), self::rules(&[(4, &[(false, 5)])]));
+            assert_eq!(rules.sorted(1), self::rules(&[(4, &[(false, 5)])]));
             assert_eq!(read_false, vec![0, 1, 2, 6]);
         }
     }

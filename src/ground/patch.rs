@@ -354,7 +354,7 @@ fn placed(
         })?;
         let count = all.len() + added.len();
         added.iter().for_each(|rule| all.push(rule.head, rule.body));
-        let sorted = all.sorted();
+        let sorted = all.sorted(1);
         if sorted.len() != count {
             return None;
         }
@@ -365,7 +365,7 @@ fn placed(
         return Some((sorted, positions));
     }
     let mut positions = Vec::with_capacity(added.len());
-    let added = added.sorted();
+    let added = added.sorted(1);
     let mut next = added.iter().peekable();
     carry_rules(rules, removed, carried, &mut |kept| {
         while let Some(new) = next.next_if(|new| *new <= kept) {
