@@ -2,7 +2,7 @@
 """Validate every KIF game of the corpus: `gdlground validate GAME --playouts 20 --seed 1`.
 
     python3 docs/bench/validate.py [--bin target/release/gdlground] [--games ../shared/games]
-        [--timeout 45] [--jobs 2] [--out docs/validate] [GAME ...]
+        [--timeout 60] [--jobs 2] [--out docs/validate] [GAME ...]
 
 Runs the games (all `*.kif` files under --games, or the GAMEs given) --jobs at a time, each
 killed after --timeout seconds, and writes OUT/validate.tsv, one row per game: status (`ok`,
@@ -56,7 +56,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default="target/release/gdlground")
     ap.add_argument("--games", default="../shared/games")
-    ap.add_argument("--timeout", type=int, default=45)
+    ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="docs/validate")
     ap.add_argument("only", nargs="*", help="games to (re-)run; default: every *.kif file")
