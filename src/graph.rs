@@ -1,4 +1,39 @@
-//! Graph algorithms shared by the checks and the analysis: strongly connected components.
+//! Graph algorithms shared by the checks, the analysis, the ground stage and the reasoners:
+//! strongly connected components, and lists of items by key built without a vector per key.
+
+/// Items grouped by key `0..n`, each key's in the order given: a counting sort, in two passes
+/// over the pairs (count, then place), with one array for all the lists (the ground stage
+/// builds them over millions of rules and literals).
+pub struct Lists<T> {
+    /// Key `k`'s items are `items[starts[k]..starts[k + 1]]`.
+    pub starts: Vec<usize>,
+    /// Every item, grouped by key.
+    pub items: Vec<T>,
+}
+
+impl<T: Copy + Default> Lists<T> {
+    /// The lists of the `(key, item)` pairs that `pairs` yields (the same each call), keys
+    /// below `n`.
+    pub fn new<I: Iterator<Item = (usize, T)>>(n: usize, pairs: impl Fn() -> I) -> Lists<T> {
+        let mut starts = vec![0usize; n + 1];
+        pairs().for_each(|(k, _)| starts[k + 1] += 1);
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![T::default(); starts[n]];
+        for (k, item) in pairs() {
+            items[fill[k]] = item;
+            fill[k] += 1;
+        }
+        Lists { starts, items }
+    }
+
+    /// Key `k`'s items.
+    pub fn get(&self, k: usize) -> &[T] {
+        &self.items[self.starts[k]..self.starts[k + 1]]
+    }
+}
 
 /// The strongly connected component of each of `n` nodes (iterative Tarjan), where
 /// `successor(v, i)` is the `i`-th successor of `v`, if it has that many. Two nodes share a

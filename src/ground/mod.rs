@@ -7,6 +7,7 @@
 //! program.
 
 use crate::engine::{Instance, Instantiation, Row};
+use crate::graph::Lists;
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
@@ -308,26 +309,13 @@ fn subsumed_in<'a>(
 fn propagate(rules: &mut Rules, is_fact: &mut [bool], given: &[bool]) -> Vec<AtomId> {
     let atoms = is_fact.len();
     // Where each atom occurs in a body: (rule, negated), as lists indexed by atom.
-    let mut starts = vec![0usize; atoms + 1];
+    let occurrences = Lists::new(atoms, || {
+        (rules.iter().enumerate()).flat_map(|(r, rule)| {
+            (rule.body.iter()).map(move |&(negated, a)| (a as usize, (r as u32, negated)))
+        })
+    });
     let mut alive = vec![0u32; atoms];
-    for rule in rules.iter() {
-        alive[rule.head as usize] += 1;
-        rule.body
-            .iter()
-            .for_each(|&(_, a)| starts[a as usize + 1] += 1);
-    }
-    for a in 0..atoms {
-        starts[a + 1] += starts[a];
-    }
-    let mut fill = starts.clone();
-    let mut occurrences = vec![(0u32, false); starts[atoms]];
-    for (r, rule) in rules.iter().enumerate() {
-        for &(negated, a) in rule.body {
-            occurrences[fill[a as usize]] = (r as u32, negated);
-            fill[a as usize] += 1;
-        }
-    }
-    drop(fill);
+    rules.iter().for_each(|rule| alive[rule.head as usize] += 1);
     let mut open: Vec<u32> = rules.iter().map(|r| r.body.len() as u32).collect();
     let mut dead = vec![false; rules.len()];
     let mut is_false = vec![false; atoms];
@@ -346,7 +334,7 @@ fn propagate(rules: &mut Rules, is_fact: &mut [bool], given: &[bool]) -> Vec<Ato
         }
     }
     while let Some((a, holds)) = queue.pop() {
-        for &(r, negated) in &occurrences[starts[a as usize]..starts[a as usize + 1]] {
+        for &(r, negated) in occurrences.get(a as usize) {
             let r = r as usize;
             if dead[r] {
                 continue;
@@ -369,7 +357,7 @@ fn propagate(rules: &mut Rules, is_fact: &mut [bool], given: &[bool]) -> Vec<Ato
         }
     }
     let read_false = (0..atoms)
-        .filter(|&a| is_false[a] && starts[a] < starts[a + 1])
+        .filter(|&a| is_false[a] && !occurrences.get(a).is_empty())
         .map(|a| a as AtomId)
         .collect();
     let live = |r: usize, rule: Rule<'_>| !dead[r] && !is_fact[rule.head as usize];

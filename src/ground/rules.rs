@@ -2,6 +2,7 @@
 //! vector per rule (skirmish has 3 million rules; a vector each cost more than the literals).
 
 use super::AtomId;
+use crate::graph::Lists;
 
 /// A body literal: whether negated, and the atom.
 pub type GroundLiteral = (bool, AtomId);
@@ -146,18 +147,10 @@ impl Rules {
     /// starts (`starts[h]..starts[h + 1]`).
     fn by_head(&self) -> (Vec<u32>, Vec<usize>) {
         let heads = self.heads.iter().max().map_or(0, |&h| h as usize + 1);
-        let mut starts = vec![0usize; heads + 1];
-        self.heads.iter().for_each(|&h| starts[h as usize + 1] += 1);
-        for h in 0..heads {
-            starts[h + 1] += starts[h];
-        }
-        let mut fill = starts.clone();
-        let mut order = vec![0u32; self.len()];
-        for (r, &h) in self.heads.iter().enumerate() {
-            order[fill[h as usize]] = r as u32;
-            fill[h as usize] += 1;
-        }
-        (order, starts)
+        let by_head = Lists::new(heads, || {
+            (self.heads.iter().enumerate()).map(|(r, &h)| (h as usize, r as u32))
+        });
+        (by_head.items, by_head.starts)
     }
 
     /// The rules of `part` (rule ids grouped by ascending head), each head's sorted by body and
@@ -171,11 +164,10 @@ impl Rules {
         let mut keys: Vec<(u128, u32)> = Vec::new();
         for group in part.chunk_by(|&a, &b| self.heads[a as usize] == self.heads[b as usize]) {
             keys.clear();
-            keys.extend(group.iter().map(|&r| (self.body_prefix(r as usize), r)));
-            keys.sort_unstable_by(|a, b| {
-                (a.0.cmp(&b.0)).then_with(|| self.body(a.1).cmp(self.body(b.1)))
-            });
-            keys.dedup_by(|a, b| a.0 == b.0 && self.body(a.1) == self.body(b.1));
+            let body = |r: u32| self.get(r as usize).body;
+            keys.extend(group.iter().map(|&r| (body_prefix(body(r)), r)));
+            keys.sort_unstable_by(|a, b| (a.0.cmp(&b.0)).then_with(|| body(a.1).cmp(body(b.1))));
+            keys.dedup_by(|a, b| a.0 == b.0 && body(a.1) == body(b.1));
             for &(_, r) in &keys {
                 let rule = self.get(r as usize);
                 sorted.push(rule.head, rule.body);
@@ -192,25 +184,19 @@ impl Rules {
             literals: Vec::with_capacity(literals),
         }
     }
+}
 
-    /// Rule `r`'s body.
-    fn body(&self, r: u32) -> &[GroundLiteral] {
-        &self.literals[self.bounds[r as usize]..self.bounds[r as usize + 1]]
-    }
-
-    /// Rule `r`'s first four body literals packed so that comparing prefixes orders bodies as
-    /// comparing the slices does (a literal `(negated, atom)` as `1 + negated·2^31 + atom`, a
-    /// missing one as 0, which sorts a shorter body first).
-    fn body_prefix(&self, r: usize) -> u128 {
-        let body = self.body(r as u32);
-        (0..4).fold(0u128, |key, i| {
-            let code = body.get(i).map_or(0, |&(negated, a)| {
-                debug_assert!(a < (1 << 31) - 1, "atom ids fit in 31 bits");
-                1 + ((negated as u32) << 31 | a)
-            });
-            key << 32 | code as u128
-        })
-    }
+/// A body's first four literals packed so that comparing prefixes orders bodies as comparing
+/// the slices does (a literal `(negated, atom)` as `1 + negated·2^31 + atom`, a missing one as
+/// 0, which sorts a shorter body first).
+fn body_prefix(body: &[GroundLiteral]) -> u128 {
+    (0..4).fold(0u128, |key, i| {
+        let code = body.get(i).map_or(0, |&(negated, a)| {
+            debug_assert!(a < (1 << 31) - 1, "atom ids fit in 31 bits");
+            1 + ((negated as u32) << 31 | a)
+        });
+        key << 32 | code as u128
+    })
 }
 
 /// Fewer rules than this per thread are sorted on fewer threads: a thread's start costs more

@@ -22,6 +22,7 @@
 
 use super::{Answers, FastMap, GameRelations, JointMove, ReasonError, Reasoner, State};
 use crate::engine::Row;
+use crate::graph::Lists;
 use crate::ground::{AtomId, GroundProgram};
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
@@ -285,26 +286,11 @@ impl GroundReasoner {
 /// The strongly connected component of each atom in the graph head → body atom, numbered in
 /// dependency order (a component's number is larger than those of the components it uses).
 fn atom_components(n: usize, ground: &GroundProgram) -> Vec<u32> {
-    let mut start = vec![0u32; n + 1];
-    for rule in ground.rules.iter() {
-        start[rule.head as usize + 1] += rule.body.len() as u32;
-    }
-    for a in 0..n {
-        start[a + 1] += start[a];
-    }
-    let mut fill = start.clone();
-    let mut uses = vec![0u32; start[n] as usize];
-    for rule in ground.rules.iter() {
-        for &(_, a) in rule.body {
-            let at = &mut fill[rule.head as usize];
-            uses[*at as usize] = a;
-            *at += 1;
-        }
-    }
-    crate::graph::components(n, |v, i| {
-        let at = start[v] as usize + i;
-        (at < start[v + 1] as usize).then(|| uses[at] as usize)
-    })
+    let uses = Lists::new(n, || {
+        (ground.rules.iter())
+            .flat_map(|rule| (rule.body.iter()).map(move |&(_, a)| (rule.head as usize, a)))
+    });
+    crate::graph::components(n, |v, i| uses.get(v).get(i).map(|&a| a as usize))
 }
 
 /// For each atom of a cyclic component, the rules of that component that read it positively.
