@@ -537,7 +537,30 @@ fn edits_that_make_read_atoms_false_or_true_again_reground_like_a_full_grounding
         FALSE_ATOMS.replace("(role r)", &format!("(role r) {patchable}")),
     ];
     let patched = sessions_match(FALSE_ATOMS, &versions);
-    assert!(patched[6], "the last version is patched");
+    assert!(patched[6].0, "the last version is patched");
+}
+
+/// An edit whose instances simplify to the rules the old ones gave (a literal that always
+/// holds added to a rule, then taken away) changes nothing in the ground game: it is patched
+/// with an empty delta and no previous version (the session keeps its rules rather than
+/// copying them), and the edits after it still patch and re-ground like full groundings.
+#[test]
+fn edits_that_give_the_same_ground_rules_keep_them() {
+    let rule = "(<= (legal r noop) (true (on a)))";
+    let same = FALSE_ATOMS.replace(rule, "(<= (legal r noop) (true (on a)) (num 3))");
+    let goal = "(role r) (<= (goal r 50) (true (on a)) (big 2 2))";
+    let versions = [
+        same.clone(),
+        FALSE_ATOMS.to_string(),
+        same.replace("(role r)", goal),
+        FALSE_ATOMS.replace("(role r)", goal),
+    ];
+    let outcomes = sessions_match(FALSE_ATOMS, &versions);
+    assert_eq!(
+        outcomes,
+        [(true, true), (true, true), (true, false), (true, true)],
+        "(patched, same ground game) per version"
+    );
 }
 
 /// Certain atoms (true in every state) in a session: with `d(X) :- p(X)`, `d` is certain and
@@ -557,9 +580,10 @@ fn edits_that_change_certain_atoms_reground_like_a_full_grounding() {
 }
 
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
-/// ground game after each equals a full grounding of that version; returns which versions
-/// were patched.
-fn sessions_match(first: &str, versions: &[String]) -> Vec<bool> {
+/// ground game after each equals a full grounding of that version; returns for each version
+/// whether it was patched and whether the session said its ground game was the previous one
+/// (an empty delta and no previous version).
+fn sessions_match(first: &str, versions: &[String]) -> Vec<(bool, bool)> {
     let first = program(first, Syntax::Kif).expect("a valid game");
     let mut session = Session::start(&first, &options(1)).expect("grounds");
     let mut patched = Vec::new();
@@ -569,7 +593,8 @@ fn sessions_match(first: &str, versions: &[String]) -> Vec<bool> {
         let update = session.apply(&next).expect("re-grounds");
         let (live, full) = (written(update.grounded, &next), written(&full, &next));
         assert!(live == full, "version {i}:\nlive:\n{live}\nfull:\n{full}");
-        patched.push(update.patched);
+        let same = update.previous.is_none() && update.delta.is_empty();
+        patched.push((update.patched, same));
     }
     patched
 }

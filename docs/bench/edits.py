@@ -119,13 +119,13 @@ def main():
             notes.append(f"{name}: the edit run failed: {p.stderr.strip()[:300]}")
             print(notes[-1], file=sys.stderr)
             continue
-        pattern = r"(\d+) ms \(dataflow (\d+) ms; ground game (\d+) ms, (patched|rebuilt)\)$"
+        pattern = r"([\d.]+) ms \(dataflow ([\d.]+) ms; ground game ([\d.]+) ms, (patched|rebuilt)\)$"
         edits = [l for l in p.stderr.splitlines() if re.search(pattern, l)]
         start = [l for l in p.stderr.splitlines() if "grounded live" in l]
         live_ms = int(re.search(r"(\d+) ms$", start[0]).group(1)) if start else None
         for kind, line in zip(kinds, edits):
             total, dataflow, grounded, how = re.search(pattern, line).groups()
-            rows.append((name, kind, line.split(":")[0], int(total), int(dataflow), int(grounded), how,
+            rows.append((name, kind, line.split(":")[0], float(total), float(dataflow), float(grounded), how,
                          full, live_ms))
         print(f"{name}: full {full} ms, live start {live_ms} ms, {len(edits)} edits", file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
@@ -153,8 +153,8 @@ def main():
                 full = rs[0][7]
                 e, d, g = [r[3] for r in rs], [r[4] for r in rs], [r[5] for r in rs]
                 patched = sum(r[6] == "patched" for r in rs)
-                f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.0f} | {rs[0][8]} | {statistics.median(e):.0f} | "
-                        f"{ratio(e, full)} | {statistics.median(g):.0f} | {ratio(g, full)} | {ratio(d, full)} |\n")
+                f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.0f} | {rs[0][8]} | {statistics.median(e):.1f} | "
+                        f"{ratio(e, full)} | {statistics.median(g):.1f} | {ratio(g, full)} | {ratio(d, full)} |\n")
         if rows:
             share = lambda i: [r[i] / r[7] for r in rows]
             f.write(f"\nAll {len(rows)} edits ({sum(r[6] == 'patched' for r in rows)} patched): "

@@ -59,8 +59,13 @@ pub struct Patch<'a> {
 
 /// A patched ground program and what changed in it.
 pub struct Patched {
-    /// The new version's ground program.
+    /// The new version's ground program, but for its rules when `same_rules`.
     pub ground: GroundProgram,
+    /// Whether the new version's rules are the patched program's, atom ids and order
+    /// included (an edit whose instances simplify to the rules they replace, such as a
+    /// changed goal rule that gives the same ground rules): then `ground.rules` is empty,
+    /// for the caller to move the rules over instead of copying millions of them.
+    pub same_rules: bool,
     /// Its rules that are new (indices into it).
     pub rules_added: Vec<usize>,
     /// The previous program's rules that went (indices into it).
@@ -205,6 +210,23 @@ impl GroundProgram {
             counts.push((key, after));
         }
         removed.sort_unstable();
+        let identity = atoms.len() == self.atoms.len()
+            && (carried.iter().enumerate()).all(|(i, &a)| a == Some(i as AtomId));
+        if removed.is_empty() && added.is_empty() && identity {
+            recount(support, counts);
+            return Some(Patched {
+                ground: GroundProgram {
+                    atoms,
+                    facts,
+                    rules: Rules::default(),
+                },
+                same_rules: true,
+                rules_added: Vec::new(),
+                rules_removed: Vec::new(),
+                facts_added,
+                facts_removed,
+            });
+        }
         let (rules, rules_added) = placed(&self.rules, &removed, added, &carried, in_order)?;
         // False in the patched program: not a fact, not given, and without a rule.
         let is_false = |a: AtomId| {
@@ -248,12 +270,7 @@ impl GroundProgram {
                 return None;
             }
         }
-        for (key, count) in counts {
-            match count {
-                0 => support.counts.remove(&key),
-                n => support.counts.insert(key, n),
-            };
-        }
+        recount(support, counts);
         let ground = GroundProgram {
             atoms,
             facts,
@@ -261,11 +278,22 @@ impl GroundProgram {
         };
         Some(Patched {
             ground,
+            same_rules: false,
             rules_added,
             rules_removed: removed,
             facts_added,
             facts_removed,
         })
+    }
+}
+
+/// Sets the instance counts of `support`'s rules to `counts` (a count of 0: no such rule).
+fn recount(support: &mut Support, counts: Vec<(u64, u32)>) {
+    for (key, count) in counts {
+        match count {
+            0 => support.counts.remove(&key),
+            n => support.counts.insert(key, n),
+        };
     }
 }
 

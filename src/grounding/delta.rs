@@ -52,6 +52,16 @@ impl Keys {
 }
 
 impl GroundDelta {
+    /// Whether nothing changed: no atom, fact or rule came or went.
+    pub fn is_empty(&self) -> bool {
+        self.atoms_added.is_empty()
+            && self.atoms_removed.is_empty()
+            && self.facts_added.is_empty()
+            && self.facts_removed.is_empty()
+            && self.rules_added.is_empty()
+            && self.rules_removed.is_empty()
+    }
+
     /// What changed from the program keyed `before` to the one keyed `after`.
     pub fn new(before: &Keys, after: &Keys) -> GroundDelta {
         let ids = |v: Vec<usize>| v.into_iter().map(|i| i as AtomId).collect();

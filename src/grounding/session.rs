@@ -112,7 +112,7 @@ impl Session {
         let previous = std::mem::replace(&mut self.grounded, grounded);
         Ok(Update {
             grounded: &self.grounded,
-            previous: Some(previous),
+            previous: (!delta.is_empty()).then_some(previous),
             edit,
             delta,
             patched,
@@ -156,7 +156,15 @@ impl Session {
             rules_added: patched.rules_added,
             rules_removed: patched.rules_removed,
         };
-        Some((patched.ground, keys, delta))
+        let mut ground = patched.ground;
+        if patched.same_rules {
+            // Moved when nothing changed (the previous version is not returned), else copied.
+            ground.rules = match delta.is_empty() {
+                true => std::mem::take(&mut self.grounded.ground.rules),
+                false => self.grounded.ground.rules.clone(),
+            };
+        }
+        Some((ground, keys, delta))
     }
 }
 
