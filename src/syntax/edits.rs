@@ -4,8 +4,10 @@
 //! A script is a list of edits; an edit removes statements (`- STATEMENT`) and adds
 //! statements (`+ STATEMENT`), written in the game's own syntax. An edit applies to the text:
 //! each removed statement is the first statement of the game whose text equals it (runs of
-//! whitespace count as one space), cut out; added statements go at the end, one per line. A
-//! changed rule is a removal and an addition.
+//! whitespace count as one space), cut out; the edit's first added statement takes the place
+//! of its first removed one, the second of the second, and so on, and added statements past
+//! the removed ones go at the end, one per line. A changed rule is a removal and an addition,
+//! and stays where it was, as it does when an author edits the file.
 
 use super::{parse, SourceFile, Syntax};
 
@@ -83,15 +85,16 @@ pub fn parse_script(file: &SourceFile) -> Result<Vec<Edit>, String> {
 pub fn apply(text: &str, syntax: Syntax, edit: &Edit, script: &str) -> Result<String, String> {
     let game = SourceFile::new("game", text);
     let statements = parse(&game, syntax).statements;
-    let mut cut: Vec<(usize, usize)> = Vec::new();
-    for (line, removed) in &edit.remove {
+    // Each removed statement's range in the text, and which removal it is.
+    let mut cut: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, (line, removed)) in edit.remove.iter().enumerate() {
         let wanted = normal(removed);
         let found = statements.iter().map(|s| s.span()).find(|span| {
-            let range = (span.start as usize, span.end as usize);
-            !cut.contains(&range) && normal(&text[range.0..range.1]) == wanted
+            let (start, end) = (span.start as usize, span.end as usize);
+            !cut.iter().any(|c| (c.0, c.1) == (start, end)) && normal(&text[start..end]) == wanted
         });
         match found {
-            Some(span) => cut.push((span.start as usize, span.end as usize)),
+            Some(span) => cut.push((span.start as usize, span.end as usize, i)),
             None => {
                 return Err(format!(
                     "{script}:{line}:3: error: {}: the game has no statement `{}`\n  hint: a removed statement must equal one of the game's (whitespace aside), as it stands after the edits before this one\n",
@@ -104,15 +107,16 @@ pub fn apply(text: &str, syntax: Syntax, edit: &Edit, script: &str) -> Result<St
     cut.sort_unstable();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (start, end) in cut {
+    for (start, end, i) in cut {
         out.push_str(&text[at..start]);
+        out.push_str(edit.add.get(i).map_or("", |s| s.as_str()));
         at = end;
     }
     out.push_str(&text[at..]);
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    for added in &edit.add {
+    for added in edit.add.iter().skip(edit.remove.len()) {
         out.push_str(added);
         out.push('\n');
     }
@@ -139,7 +143,22 @@ mod tests {
         assert_eq!(edits[1].label, "edit 2");
         let game = "(role r)\n(<= (goal r 50) (p))\n(p)\n";
         let once = apply(game, Syntax::Kif, &edits[0], "e.txt").unwrap();
-        assert_eq!(once, "(role r)\n\n(p)\n(<= (goal r 40) (p))\n");
+        assert_eq!(once, "(role r)\n(<= (goal r 40) (p))\n(p)\n");
+        let two = Edit {
+            label: "two".into(),
+            remove: vec![(1, "(p)".into()), (2, "(role r)".into())],
+            add: vec!["(q)".into(), "(role s)".into(), "(t)".into()],
+        };
+        let twice = apply(game, Syntax::Kif, &two, "e.txt").unwrap();
+        assert_eq!(twice, "(role s)\n(<= (goal r 50) (p))\n(q)\n(t)\n");
+        let cut = Edit {
+            add: Vec::new(),
+            ..two
+        };
+        assert_eq!(
+            apply(game, Syntax::Kif, &cut, "e.txt").unwrap(),
+            "\n(<= (goal r 50) (p))\n\n"
+        );
         let error = apply(game, Syntax::Kif, &edits[1], "e.txt").map(|t| t.contains("(q)"));
         assert_eq!(error, Ok(true));
         let missing = apply(&once, Syntax::Kif, &edits[0], "e.txt").unwrap_err();
