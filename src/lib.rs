@@ -15,6 +15,7 @@ pub mod load;
 pub mod memory;
 pub mod oracle;
 pub mod program;
+pub mod progress;
 pub mod reason;
 pub mod syntax;
 pub mod write;

@@ -256,3 +256,30 @@ fn certain_atoms_decide_negations_of_dynamic_relations() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A grounding records its stage and the atoms it derives in the `Progress` it is given
+/// (what `ground`'s status line shows on a terminal): at the end it is building the ground
+/// program, having derived at least the atoms of S* that no fact gives (more when a static
+/// relation is computed in two runs, or split into parts that derive the same atoms).
+#[test]
+fn a_grounding_records_its_progress() {
+    use gdlground::engine::Options;
+    use gdlground::progress::{Progress, Stage};
+    let path = PathBuf::from(here("examples/tictactoe.kif"));
+    let game = gdlground::read_game(&path, None).expect("the example loads");
+    let progress = std::sync::Arc::new(Progress::default());
+    let options = Options {
+        progress: Some(progress.clone()),
+        ..Options::default()
+    };
+    let grounded = gdlground::ground_with(&game.program, &options, &gdlground::Superset::Reachable)
+        .expect("the example grounds");
+    let (stage, derived) = progress.status();
+    assert_eq!(stage, Stage::Ground);
+    let atoms = grounded.ground.atoms.len();
+    let facts = grounded.ground.facts.len();
+    assert!(
+        derived >= atoms - facts,
+        "{derived} atoms derived, S* has {atoms} with {facts} facts"
+    );
+}

@@ -3,6 +3,7 @@
 use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::program::Model;
+use gdlground::progress::Progress;
 use gdlground::syntax::Syntax;
 use gdlground::write::{self, ground::AtomText, spliced::Text, Notation};
 use gdlground::{ground_with, GroundError, Grounded, LoopOptions, Superset};
@@ -116,6 +117,7 @@ impl EngineArgs {
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(|s| start + Duration::from_secs_f64(s)),
             project_locals: !self.keep_locals,
+            progress: None,
         }
     }
 
@@ -192,7 +194,15 @@ pub fn load_and_ground(
     for w in &game.warnings {
         eprint!("{}", w.render(&game.source));
     }
-    match ground_with(&game.program, &engine.options(start), &engine.superset()) {
+    let progress = Arc::new(Progress::default());
+    let options = Options {
+        progress: Some(progress.clone()),
+        ..engine.options(start)
+    };
+    let status = super::progress::Status::show(progress);
+    let grounded = ground_with(&game.program, &options, &engine.superset());
+    drop(status);
+    match grounded {
         Ok(g) => {
             engine.report(&g);
             Ok((game, g))

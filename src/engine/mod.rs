@@ -36,6 +36,7 @@ pub use reduce::{reduce, Reduction, Strategy};
 pub use run::{instantiate, Round, Tables};
 
 use crate::program::RelId;
+use crate::progress::{Progress, Stage};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -58,6 +59,8 @@ pub struct Options {
     /// before the engine runs ([`crate::program::project`]); `false` instantiates every rule
     /// as written.
     pub project_locals: bool,
+    /// Where the run records its stage and the atoms it derives, for a front end to show.
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             max_memory: default_max_memory(),
             deadline: None,
             project_locals: true,
+            progress: None,
         }
     }
 }
@@ -108,6 +112,7 @@ pub struct Limits {
     max_memory: Option<u64>,
     stop: AtomicBool,
     reason: Mutex<Option<EngineError>>,
+    progress: Option<Arc<Progress>>,
 }
 
 impl Limits {
@@ -118,7 +123,22 @@ impl Limits {
             max_memory: options.max_memory,
             stop: AtomicBool::new(false),
             reason: Mutex::new(None),
+            progress: options.progress.clone(),
         })
+    }
+
+    /// Records that the run has entered `stage` (see [`Progress`]).
+    fn enter(&self, stage: Stage) {
+        if let Some(progress) = &self.progress {
+            progress.enter(stage);
+        }
+    }
+
+    /// Records `diff` more atoms of the game derived (see [`Progress`]).
+    fn derived(&self, diff: isize) {
+        if let Some(progress) = &self.progress {
+            progress.derived(diff);
+        }
     }
 
     /// Records that `rel(atom)` is nested too deep; every worker stops at its next step.

@@ -11,6 +11,7 @@ use super::{EngineError, Instances, Instantiation, Limits, Options};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
+use crate::progress::Stage;
 use differential_dataflow::input::Input;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -33,8 +34,10 @@ pub fn instantiate(
     options: &Options,
 ) -> Result<Instantiation, EngineError> {
     let limits = Limits::new(options);
+    limits.enter(Stage::Static);
     let stats = exact(program, encoding, options, &limits, Tables::new())?;
     let stats = certain(program, encoding, options, &limits, stats)?;
+    limits.enter(Stage::Reachable);
     let plan = Plan::new(program, encoding, Part::Rest, &stats);
     let plan = super::split::split(plan, program);
     let plan = Arc::new(super::frame::detach(plan, program));
@@ -305,8 +308,11 @@ pub fn run(
                 .inspect(move |((rel, row), _, diff)| {
                     // Atoms of the game are counted (for --max-atoms and the rounds' report).
                     let game = !plan.plan.is_auxiliary(*rel);
-                    if game && count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
-                        limits.fail(EngineError::TooManyAtoms);
+                    if game {
+                        limits.derived(*diff);
+                        if count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
+                            limits.fail(EngineError::TooManyAtoms);
+                        }
                     }
                     sink.borrow_mut().push((*rel, row.clone(), *diff));
                 })

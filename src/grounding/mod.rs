@@ -16,6 +16,7 @@ use crate::program::encoding::Encoding;
 use crate::program::operations::lower_operations;
 use crate::program::project::project_locals;
 use crate::program::{Literal, Model, Program};
+use crate::progress::Stage;
 use crate::syntax::Span;
 use crate::syntax::{Code, Diagnostic};
 use crate::write::ground::AtomText;
@@ -157,6 +158,9 @@ pub fn ground_with(
             (i, Some(report))
         }
     };
+    if let Some(progress) = &options.progress {
+        progress.enter(Stage::Ground);
+    }
     let ground = GroundProgram::new(&instantiation, options.workers);
     Ok(prepared.grounded(instantiation, ground, reduction))
 }
