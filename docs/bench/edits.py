@@ -153,7 +153,7 @@ def main():
                 full = rs[0][7]
                 e, d, g = [r[3] for r in rs], [r[4] for r in rs], [r[5] for r in rs]
                 patched = sum(r[6] == "patched" for r in rs)
-                f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.0f} | {rs[0][8]} | {statistics.median(e):.1f} | "
+                f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.1f} | {rs[0][8]} | {statistics.median(e):.1f} | "
                         f"{ratio(e, full)} | {statistics.median(g):.1f} | {ratio(g, full)} | {ratio(d, full)} |\n")
         if rows:
             share = lambda i: [r[i] / r[7] for r in rows]

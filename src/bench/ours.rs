@@ -147,7 +147,8 @@ fn stats(stderr: &str) -> Option<(Counts, u64)> {
         facts: count("facts")?,
         rules: count("rules")?,
     };
-    Some((counts, field("ms")?))
+    let ms = value.get("ms")?.as_f64()?;
+    Some((counts, ms.round() as u64))
 }
 
 #[cfg(test)]
@@ -157,7 +158,7 @@ mod tests {
     #[test]
     fn the_counts_come_from_the_last_json_line() {
         let stderr = "warning: x\n{\"bases\": 29, \"actions\": 20, \"atoms\": 197, \
-                      \"facts\": 67, \"rules\": 267, \"ms\": 14}\n";
+                      \"facts\": 67, \"rules\": 267, \"ms\": 13.6}\n";
         let (counts, ms) = stats(stderr).expect("counts");
         assert_eq!((counts.bases, counts.rules, ms), (29, 267, 14));
         assert_eq!(stats("no json"), None);

@@ -252,11 +252,12 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("error: cannot write {}: {e}", args.output.display());
         return EXIT_USAGE;
     }
-    let ms = start.elapsed().as_millis();
+    let elapsed = start.elapsed();
+    let ms = elapsed.as_millis();
     match args.stats.as_deref() {
         Some("json") => eprintln!(
             "{}",
-            write::ground::stats_json(&counts, Some(ms), grounded.reduction.as_ref())
+            write::ground::stats_json(&counts, Some(elapsed), grounded.reduction.as_ref())
         ),
         Some(_) => eprintln!(
             "{}: {}",

@@ -277,15 +277,20 @@ pub(crate) fn json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The counts as one JSON object, with `ms` when given, and what the domain-graph loop did
+/// The counts as one JSON object, with `ms` when given (milliseconds, to a tenth: small
+/// games take a few), and what the domain-graph loop did
 /// (`"loop"`: per shrunk relation its seed and kept counts, sizes, rounds, times) when it ran.
-pub fn stats_json(counts: &Counts, ms: Option<u128>, reduction: Option<&LoopReport>) -> String {
+pub fn stats_json(
+    counts: &Counts,
+    elapsed: Option<std::time::Duration>,
+    reduction: Option<&LoopReport>,
+) -> String {
     let mut s = format!(
         "{{\"bases\": {}, \"actions\": {}, \"atoms\": {}, \"facts\": {}, \"rules\": {}",
         counts.bases, counts.actions, counts.atoms, counts.facts, counts.rules
     );
-    if let Some(ms) = ms {
-        let _ = write!(s, ", \"ms\": {ms}");
+    if let Some(elapsed) = elapsed {
+        let _ = write!(s, ", \"ms\": {:.1}", elapsed.as_secs_f64() * 1e3);
     }
     if let Some(report) = reduction {
         let sets: Vec<String> = report
