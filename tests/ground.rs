@@ -155,6 +155,52 @@ fn a_run_past_the_memory_limit_stops_with_an_error_and_no_file() {
     assert!(err.contains("hint: --max-memory raises it"), "{err}");
 }
 
+/// A game whose one join makes 13 M atoms at once (60⁴): the engine's workers check the
+/// memory between steps, and this step alone goes far past the limit before they do (twice
+/// the limit without the watchdog). The watchdog stops the run close to the limit, with the
+/// limit's error and no output file. The peak is measured by `measure-child`, as `bench`
+/// measures it.
+#[test]
+fn one_huge_step_stops_close_to_the_memory_limit() {
+    let dir = scratch("huge-step");
+    let mut game = String::from("(role r)\n");
+    for i in 0..60 {
+        game.push_str(&format!("(n c{i})\n"));
+    }
+    game.push_str(
+        "(<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))
+         (<= (legal r (go ?a)) (true (big ?a ?a ?a ?a)))
+         (init (big c0 c0 c0 c0))
+         (<= (next (big ?a ?b ?c ?d)) (big ?a ?b ?c ?d))
+         (<= terminal (true (big c1 c1 c1 c1)))
+         (<= (goal r 100) terminal)\n",
+    );
+    let path = dir.join("huge.kif");
+    std::fs::write(&path, game).expect("the game is written");
+    let target = dir.join("out.kif");
+    let binary = env!("CARGO_BIN_EXE_gdlground");
+    let (game, out) = (path.to_str().unwrap(), target.to_str().unwrap());
+    let limit = ["--max-memory", "0.25", "--max-atoms", "100000000"];
+    let mut args = vec!["measure-child", "--", binary, "ground", game, "-o", out];
+    args.extend_from_slice(&limit);
+    let run = gdlground(&args);
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("more than 256 MiB, the memory limit"), "{err}");
+    assert!(!target.exists(), "a failed run must leave no output file");
+    let report = err
+        .lines()
+        .find_map(|l| l.strip_prefix("%gdlground-measured "));
+    let fields: Vec<u64> = (report.expect("the runner's report").split(' '))
+        .map(|f| f.parse().expect("a number"))
+        .collect();
+    let peak_mib = fields[1] / 1024;
+    assert!(
+        peak_mib < 256 * 13 / 10,
+        "peak {peak_mib} MiB for a 256 MiB limit"
+    );
+}
+
 #[test]
 fn a_passed_deadline_exits_with_its_own_code_and_no_file() {
     let (code, err) = ground_growing("deadline", &["--deadline", "0", "--max-depth", "100000"]);

@@ -200,8 +200,9 @@ pub fn load_and_ground(
         ..engine.options(start)
     };
     let status = super::progress::Status::show(progress);
+    let watchdog = super::watchdog::Watchdog::start(options.max_memory, &game.source.name);
     let grounded = ground_with(&game.program, &options, &engine.superset());
-    drop(status);
+    drop((status, watchdog));
     match grounded {
         Ok(g) => {
             engine.report(&g);

@@ -17,6 +17,7 @@ mod output;
 mod progress;
 mod validate;
 mod watch;
+mod watchdog;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gdlground::syntax::Syntax;

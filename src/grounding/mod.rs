@@ -212,16 +212,21 @@ impl GroundError {
                     program.relation_name(*relation)
                 )
             }
-            GroundError::Engine(EngineError::TooMuchMemory(limit)) => format!(
-                "error: grounding needs more than {}, the memory limit\n  hint: --max-memory raises it (the default is three quarters of this machine's memory)\n",
-                bytes(*limit)
-            ),
+            GroundError::Engine(EngineError::TooMuchMemory(limit)) => memory_error(*limit),
             GroundError::Engine(EngineError::TooManyAtoms) => "error: more atoms than --max-atoms allows\n  hint: raise --max-atoms if the machine has the memory\n".into(),
             GroundError::Engine(EngineError::Deadline) => "error: the deadline passed before grounding finished\n".into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),
             GroundError::Engine(EngineError::Unsupported(m)) => format!("error: {m}\n  hint: `gdlground ground` grounds it from scratch\n"),
         }
     }
+}
+
+/// The error of a grounding that passed the memory limit of `limit` bytes, with its hint.
+pub fn memory_error(limit: u64) -> String {
+    format!(
+        "error: grounding needs more than {}, the memory limit\n  hint: --max-memory raises it (the default is three quarters of this machine's memory)\n",
+        bytes(limit)
+    )
 }
 
 /// A memory size for people: GiB with one decimal, MiB below 1 GiB.
