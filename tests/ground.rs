@@ -158,8 +158,8 @@ fn a_run_past_the_memory_limit_stops_with_an_error_and_no_file() {
 /// A game whose one join makes 13 M atoms at once (60⁴): the engine's workers check the
 /// memory between steps, and this step alone goes far past the limit before they do (twice
 /// the limit without the watchdog). The watchdog stops the run close to the limit, with the
-/// limit's error and no output file. The peak is measured by `measure-child`, as `bench`
-/// measures it.
+/// limit's error and no output file, in `ground` and in a live session's first grounding.
+/// The peak is measured by `measure-child`, as `bench` measures it.
 #[test]
 fn one_huge_step_stops_close_to_the_memory_limit() {
     let dir = scratch("huge-step");
@@ -177,28 +177,34 @@ fn one_huge_step_stops_close_to_the_memory_limit() {
     );
     let path = dir.join("huge.kif");
     std::fs::write(&path, game).expect("the game is written");
+    let script = dir.join("edits.txt");
+    std::fs::write(&script, "").expect("the edit script is written");
     let target = dir.join("out.kif");
     let binary = env!("CARGO_BIN_EXE_gdlground");
     let (game, out) = (path.to_str().unwrap(), target.to_str().unwrap());
     let limit = ["--max-memory", "0.25", "--max-atoms", "100000000"];
-    let mut args = vec!["measure-child", "--", binary, "ground", game, "-o", out];
-    args.extend_from_slice(&limit);
-    let run = gdlground(&args);
-    let err = String::from_utf8_lossy(&run.stderr).into_owned();
-    assert_eq!(run.status.code(), Some(2), "{err}");
-    assert!(err.contains("more than 256 MiB, the memory limit"), "{err}");
-    assert!(!target.exists(), "a failed run must leave no output file");
-    let report = err
-        .lines()
-        .find_map(|l| l.strip_prefix("%gdlground-measured "));
-    let fields: Vec<u64> = (report.expect("the runner's report").split(' '))
-        .map(|f| f.parse().expect("a number"))
-        .collect();
-    let peak_mib = fields[1] / 1024;
-    assert!(
-        peak_mib < 256 * 13 / 10,
-        "peak {peak_mib} MiB for a 256 MiB limit"
-    );
+    // A plain grounding, and a live session's first grounding (`--edits`).
+    for live in [&[][..], &["--edits", script.to_str().unwrap()][..]] {
+        let mut args = vec!["measure-child", "--", binary, "ground", game, "-o", out];
+        args.extend_from_slice(&limit);
+        args.extend_from_slice(live);
+        let run = gdlground(&args);
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(run.status.code(), Some(2), "{live:?}: {err}");
+        assert!(err.contains("more than 256 MiB, the memory limit"), "{err}");
+        assert!(!target.exists(), "a failed run must leave no output file");
+        let report = err
+            .lines()
+            .find_map(|l| l.strip_prefix("%gdlground-measured "));
+        let fields: Vec<u64> = (report.expect("the runner's report").split(' '))
+            .map(|f| f.parse().expect("a number"))
+            .collect();
+        let peak_mib = fields[1] / 1024;
+        assert!(
+            peak_mib < 256 * 13 / 10,
+            "{live:?}: peak {peak_mib} MiB for a 256 MiB limit"
+        );
+    }
 }
 
 #[test]

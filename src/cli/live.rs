@@ -43,7 +43,12 @@ impl LiveRun {
         diff: bool,
     ) -> Result<LiveRun, i32> {
         let start = Instant::now();
-        let session = Session::start(&game.program, options).map_err(|e| report(game, &e))?;
+        // The first grounding is watched like `ground`'s; the edits after it are not (an edit
+        // that explodes stops with the engine's error and the last good output stays).
+        let watchdog = super::watchdog::Watchdog::start(options.max_memory, &game.source.name);
+        let session = Session::start(&game.program, options);
+        drop(watchdog);
+        let session = session.map_err(|e| report(game, &e))?;
         let rendering = Rendering::new(format, game)?;
         let mut output = Output {
             rendering,
