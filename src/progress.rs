@@ -59,7 +59,8 @@ impl Progress {
 
     /// The current stage, and the atoms derived so far in all stages.
     pub fn status(&self) -> (Stage, usize) {
-        let stage = Stage::ALL[(self.stage.load(Ordering::Relaxed) as usize).min(3)];
+        let stage = self.stage.load(Ordering::Relaxed) as usize;
+        let stage = Stage::ALL[stage.min(Stage::ALL.len() - 1)];
         (stage, self.atoms.load(Ordering::Relaxed).max(0) as usize)
     }
 }

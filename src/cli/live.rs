@@ -84,9 +84,9 @@ impl LiveRun {
         let (edit, delta) = (update.edit, &update.delta);
         let grounded = start.elapsed();
         let how = if update.patched { "patched" } else { "rebuilt" };
-        // The same ground program, numbered alike, is the same text: the file already has it.
-        let same_text = edit.unchanged || (update.in_order && delta.is_empty());
-        if !same_text {
+        // The same ground program, numbered alike, is the same text: the file already has it
+        // (an unchanged instantiation gives both).
+        if !(update.in_order && delta.is_empty()) {
             let spliced = update.in_order.then_some(delta);
             (self.output).write(update.grounded, &game.program, spliced)?;
         }

@@ -30,8 +30,8 @@ pub fn bar(len: u64) -> ProgressBar {
 /// brought up to date five times a second, and cleared when the grounding ends (the
 /// [`Status`] is dropped). Drawn only on a terminal, like the bars.
 pub struct Status {
-    stop: Option<Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    /// What stops the thread, and the thread; `None` when nothing is shown.
+    running: Option<(Sender<()>, JoinHandle<()>)>,
 }
 
 impl Status {
@@ -40,10 +40,7 @@ impl Status {
     pub fn show(progress: Arc<Progress>) -> Status {
         match std::io::stderr().is_terminal() {
             true => Status::start(progress),
-            false => Status {
-                stop: None,
-                thread: None,
-            },
+            false => Status { running: None },
         }
     }
 
@@ -70,16 +67,15 @@ impl Status {
             line.finish_and_clear();
         });
         Status {
-            stop: Some(stop),
-            thread: Some(thread),
+            running: Some((stop, thread)),
         }
     }
 }
 
 impl Drop for Status {
     fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(thread) = self.thread.take() {
+        if let Some((stop, thread)) = self.running.take() {
+            drop(stop);
             let _ = thread.join();
         }
     }

@@ -13,7 +13,7 @@
 //! incremental loop is measured against).
 
 use super::plan::{Part, Plan};
-use super::run::{certain, exact, gather, run, shrinking, unshare, Round, Tables};
+use super::run::{gather, run, shrinking, statics, unshare, Round, Tables};
 use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::{FastMap, FastSet};
@@ -55,8 +55,7 @@ pub fn reduce(
 ) -> Result<Reduction, EngineError> {
     let limits = Limits::new(options);
     let seed_sizes: BTreeMap<RelId, usize> = seeds.iter().map(|(r, s)| (*r, s.len())).collect();
-    let stats = exact(program, encoding, options, &limits, seeds)?;
-    let stats = certain(program, encoding, options, &limits, stats)?;
+    let stats = statics(program, encoding, options, &limits, seeds)?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Loop, &stats));
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();

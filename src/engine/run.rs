@@ -34,10 +34,7 @@ pub fn instantiate(
     options: &Options,
 ) -> Result<Instantiation, EngineError> {
     let limits = Limits::new(options);
-    limits.enter(Stage::Static);
-    let stats = exact(program, encoding, options, &limits, Tables::new())?;
-    let stats = certain(program, encoding, options, &limits, stats)?;
-    limits.enter(Stage::Reachable);
+    let stats = statics(program, encoding, options, &limits, Tables::new())?;
     let plan = Plan::new(program, encoding, Part::Rest, &stats);
     let plan = super::split::split(plan, program);
     let plan = Arc::new(super::frame::detach(plan, program));
@@ -45,6 +42,23 @@ pub fn instantiate(
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
     Ok(gather(&plan, given, rest, instances))
+}
+
+/// The first runs of a grounding: the exactly computed static relations ([`exact`], with the
+/// relations `more` given to the run after them) and the certain atoms ([`certain`]), as
+/// statistics for planning that run; `limits` records the stages.
+pub fn statics(
+    program: &Program,
+    encoding: &Encoding,
+    options: &Options,
+    limits: &Arc<Limits>,
+    more: Tables,
+) -> Result<Stats, EngineError> {
+    limits.enter(Stage::Static);
+    let stats = exact(program, encoding, options, limits, more)?;
+    let stats = certain(program, encoding, options, limits, stats)?;
+    limits.enter(Stage::Reachable);
+    Ok(stats)
 }
 
 /// Computes the exactly computed static relations of `program` (the first run) and returns
@@ -84,7 +98,7 @@ pub fn exact(
 /// ([`Part::Certain`]), under their [`certain_id`](super::plan::certain_id)s: one more run,
 /// for the games that have any (rare; queens is one). The plans made with the result decide
 /// those tests.
-pub fn certain(
+fn certain(
     program: &Program,
     encoding: &Encoding,
     options: &Options,
