@@ -579,6 +579,27 @@ fn edits_that_change_certain_atoms_reground_like_a_full_grounding() {
     sessions_match(&certain, &versions);
 }
 
+/// A live dataflow has the levels its first version's static strata need; an edit that
+/// stacks more negation among static relations grounds in a new dataflow with enough
+/// (rebuilt, not patched), and the edits after it patch again.
+#[test]
+fn edits_that_need_more_static_strata_start_a_new_dataflow() {
+    let strata = "(role r) (t0 1) (<= (t1 ?x) (num ?x) (not (t0 ?x)))
+        (<= (t2 ?x) (num ?x) (not (t1 ?x))) (<= (t3 ?x) (num ?x) (not (t2 ?x)))
+        (<= (legal r (pick ?x)) (t3 ?x) (true (on a)))";
+    let deeper = FALSE_ATOMS.replace("(role r)", strata);
+    let goal = "(role r) (<= (goal r 50) (true (on a)) (big 2 2))";
+    let versions = [
+        deeper.clone(),
+        FALSE_ATOMS.to_string(),
+        deeper.clone(),
+        deeper.replace("(role r)", goal),
+    ];
+    let outcomes = sessions_match(FALSE_ATOMS, &versions);
+    assert!(!outcomes[0].0, "the deeper version is grounded anew");
+    assert!(outcomes[3].0, "an edit after it is patched");
+}
+
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
 /// ground game after each equals a full grounding of that version; returns for each version
 /// whether it was patched and whether the session said its ground game was the previous one

@@ -2,7 +2,7 @@
 //! partial bindings (see the module doc of [`super`]).
 
 use super::worker::Registry;
-use super::{Op, RuleId, ShapeId, LEVELS};
+use super::{Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
 use crate::engine::pattern::{depth, Ranges, Row};
 use crate::engine::plan::Step;
@@ -36,11 +36,12 @@ type ShapeUses<'s, T> = VecCollection<'s, T, (RelId, ShapeId), isize>;
 /// The registry, shared by a worker's operators.
 type Shared = Rc<RefCell<Registry>>;
 
-/// Builds the live computation in `scope` over the enabled `rules` (level, id); returns
-/// the atoms of every level and the bindings of rules with instances.
+/// Builds the live computation in `scope` over the enabled `rules` (level, id), on `levels`
+/// levels; returns the atoms of every level and the bindings of rules with instances.
 pub fn build<'s>(
     scope: Scope<'s, u32>,
     rules: VecCollection<'s, u32, (u32, RuleId), isize>,
+    levels: usize,
     registry: &Shared,
     limits: &Arc<Limits>,
 ) -> (Atoms<'s, u32>, Bindings<'s, u32>) {
@@ -61,7 +62,7 @@ pub fn build<'s>(
     let mut lower_indexes: Vec<Index<'s, u32>> = Vec::new();
     let mut lower_atoms: Vec<Atoms<'s, u32>> = Vec::new();
     let mut all_bindings = Vec::new();
-    for level in 0..LEVELS {
+    for level in 0..levels {
         let reg = registry.clone();
         let mut ranges = Ranges::new(0);
         let starts = rules

@@ -1,7 +1,7 @@
 //! A game held live: its current version's rules enabled in a [`Live`] dataflow, its atoms
 //! and instances kept current as versions change.
 
-use super::rules::{candidates, Candidate};
+use super::rules::{candidates, plan, Candidate, Planned};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
@@ -46,6 +46,9 @@ struct Enabled {
     source: Option<usize>,
 }
 
+/// The atoms and bindings a dataflow held.
+type Held = (FastSet<(RelId, Row)>, FastSet<(RuleId, Row)>);
+
 /// What the last update changed, each side in its own version's ids: what a ground game
 /// is patched with.
 #[derive(Clone, Debug, Default)]
@@ -72,6 +75,8 @@ struct Previous {
 /// A game held in a live dataflow.
 pub struct LiveGame {
     live: Live,
+    /// What a new dataflow starts with (without the deadline, which held for the first).
+    options: Options,
     space: Space,
     mapping: Mapping,
     shapes: HashMap<Shape, ShapeId>,
@@ -99,12 +104,19 @@ impl LiveGame {
         encoding: &Encoding,
         options: &Options,
     ) -> Result<LiveGame, EngineError> {
+        let start = std::time::Instant::now();
         let limits = Limits::new(options);
         // The first version is planned like a full grounding: with the exact relations'
         // sizes known.
         let stats = crate::engine::run::exact(program, encoding, options, &limits, Tables::new())?;
+        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
+        let planned = plan(program, encoding, &stats, &exact)?;
         let mut game = LiveGame {
-            live: Live::start(options)?,
+            live: Live::start(options, planned.levels)?,
+            options: Options {
+                deadline: None,
+                ..options.clone()
+            },
             space: Space::default(),
             mapping: Mapping::default(),
             shapes: HashMap::new(),
@@ -118,37 +130,64 @@ impl LiveGame {
             previous: None,
             delta: Delta::default(),
         };
-        game.move_to(program, encoding, &stats)?;
+        game.move_to(program, encoding, (exact, planned), None, start)?;
         Ok(game)
     }
 
     /// Moves to a new version of the game: rules it no longer has are disabled, new ones
-    /// enabled, the rest kept running.
+    /// enabled, the rest kept running. A version whose static relations need more levels
+    /// of negation than the dataflow has is grounded in a new dataflow with enough.
     pub fn update(&mut self, program: &Program, encoding: &Encoding) -> Result<Edit, EngineError> {
+        let start = std::time::Instant::now();
         let arities = Arc::new(encoding.arities());
         let stats = Stats::new(crate::engine::run::facts(program, encoding), arities);
-        self.move_to(program, encoding, &stats)
+        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
+        let planned = plan(program, encoding, &stats, &exact)?;
+        let restarted = match planned.levels > self.live.levels {
+            true => Some(self.restart(planned.levels)?),
+            false => None,
+        };
+        self.move_to(program, encoding, (exact, planned), restarted, start)
     }
 
+    /// Replaces the dataflow by a new one of `levels` levels with no rule enabled; returns
+    /// the atoms and bindings the old one held.
+    fn restart(&mut self, levels: usize) -> Result<Held, EngineError> {
+        // The old workers stop and free their memory before the new ones start.
+        self.live.stop();
+        self.live = Live::start(&self.options, levels)?;
+        self.shapes.clear();
+        self.enabled.clear();
+        self.next_rule = 0;
+        Ok((
+            std::mem::take(&mut self.atoms),
+            std::mem::take(&mut self.bindings),
+        ))
+    }
+
+    /// Moves the dataflow to the version of `program` whose relations computed exactly are
+    /// `exact`, as `planned`; `restarted` holds what the dataflow held before it was started
+    /// anew for this version (the first version has none).
     fn move_to(
         &mut self,
         program: &Program,
         encoding: &Encoding,
-        stats: &Stats,
+        (exact, planned): (Vec<bool>, Planned),
+        restarted: Option<Held>,
+        start: std::time::Instant,
     ) -> Result<Edit, EngineError> {
-        let start = std::time::Instant::now();
         let mapping = self.space.map(program, encoding);
-        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
         // The version being left, as its removed bindings will be read.
         let (sources, exact_before) = (self.sources(), in_space(&self.mapping, &self.exact));
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
+        let levels = self.live.levels;
         for Candidate {
             key,
             plan,
             level,
             instances,
-        } in candidates(program, encoding, &mapping, stats, &exact)?
+        } in candidates(planned, program, encoding, &mapping, &exact, levels)
         {
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
@@ -194,17 +233,25 @@ impl LiveGame {
         (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, &delta.atoms);
         (edit.instances_added, edit.instances_removed) =
             update(&mut self.bindings, &delta.bindings);
+        if let Some((atoms, bindings)) = &restarted {
+            // The same atoms, but every binding under a new rule id.
+            edit.atoms_added = self.atoms.difference(atoms).count();
+            edit.atoms_removed = atoms.difference(&self.atoms).count();
+            edit.instances_removed = bindings.len();
+        }
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
             && exact == self.exact;
         let forms = Forms::new(program, encoding, &exact);
-        self.previous = Some(Previous {
+        let previous = Previous {
             mapping: std::mem::replace(&mut self.mapping, mapping),
             sources,
             forms: std::mem::replace(&mut self.forms, forms),
             exact: exact_before,
-        });
+        };
+        // A new dataflow's delta is not a change from the previous version.
+        self.previous = restarted.is_none().then_some(previous);
         self.exact = exact;
         self.given = program.given_relations();
         self.delta = delta;
@@ -240,7 +287,8 @@ impl LiveGame {
     }
 
     /// The last update's changes, when the same relations are computed exactly before and
-    /// after it; `None` otherwise, and before any update.
+    /// after it; `None` otherwise, before any update, and after one that started a new
+    /// dataflow.
     ///
     /// Besides the bindings that came and went, a binding the update kept counts as removed
     /// and added again when its instance negates an atom that came or went: a negation of an
@@ -323,7 +371,8 @@ impl LiveGame {
 
     /// Whether the last update kept the order of ids: every functor token and relation of
     /// the previous version that the current one has keeps its relative order, so the atoms
-    /// and rules both versions have sort alike (`false` before any update).
+    /// and rules both versions have sort alike (`false` before any update, and after one
+    /// that started a new dataflow).
     pub fn keeps_order(&self) -> bool {
         (self.previous.as_ref()).is_some_and(|p| self.mapping.keeps_order_of(&p.mapping))
     }

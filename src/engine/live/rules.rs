@@ -2,7 +2,6 @@
 //! the token space, and given a key that says when two versions hold the same rule.
 
 use super::space::Mapping;
-use super::LEVELS;
 use crate::analysis::Dependencies;
 use crate::engine::pattern::pattern;
 use crate::engine::plan::{Part, Plan, RulePlan, Step};
@@ -25,27 +24,58 @@ pub struct Candidate {
     pub instances: Option<usize>,
 }
 
+/// A version's rules of P+ planned, with the levels they need.
+pub struct Planned {
+    /// The plans of the exact relations, of the certain atoms and of the rest.
+    plans: [Plan; 3],
+    /// Each relation's stratum ([`strata`]).
+    strata: Vec<Option<usize>>,
+    /// How many levels a live dataflow needs for them: the strata and a top level.
+    pub levels: usize,
+}
+
 /// The rules of P+ for `program` (exact relations first), planned with `stats`; `exact` says
 /// which relations are computed exactly ([`Dependencies::exact_relations`]).
+pub fn plan(
+    program: &Program,
+    encoding: &Encoding,
+    stats: &Stats,
+    exact: &[bool],
+) -> Result<Planned, EngineError> {
+    let plans =
+        [Part::Exact, Part::Certain, Part::Rest].map(|p| Plan::new(program, encoding, p, stats));
+    let strata = strata(&Dependencies::new(program), exact, &plans[1]).ok_or_else(|| {
+        EngineError::Unsupported(
+            "a live session needs the static relations and certain atoms stratified by \
+             negation, below every other relation"
+                .into(),
+        )
+    })?;
+    let levels = strata.iter().flatten().max().map_or(0, |&s| s) + 2;
+    Ok(Planned {
+        plans,
+        strata,
+        levels,
+    })
+}
+
+/// The candidates of `planned` (for `program`, with `exact` as planned) in the space of
+/// `mapping`, on a live dataflow of `levels` levels, at least [`Planned::levels`]: every
+/// relation without a stratum goes on the top one.
 pub fn candidates(
+    planned: Planned,
     program: &Program,
     encoding: &Encoding,
     mapping: &Mapping,
-    stats: &Stats,
     exact: &[bool],
-) -> Result<Vec<Candidate>, EngineError> {
-    let plans =
-        [Part::Exact, Part::Certain, Part::Rest].map(|p| Plan::new(program, encoding, p, stats));
-    let levels = levels(&Dependencies::new(program), exact, &plans[1]).ok_or_else(|| {
-        EngineError::Unsupported(format!(
-            "a live session holds {} levels of negation among static relations; this game has more",
-            LEVELS - 1
-        ))
-    })?;
+    levels: usize,
+) -> Vec<Candidate> {
+    let Planned { plans, strata, .. } = planned;
+    let level = |rel: RelId| strata[rel as usize].unwrap_or(levels - 1);
     let mut out = Vec::new();
     for plan in plans {
         for rule in plan.rules {
-            let level = levels[rule.head_rel as usize];
+            let level = level(rule.head_rel);
             let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
             let plan = translate(&rule, mapping);
             let mut key = format!("{level}|{}|{}|", plan.recursive, plan.head_rel);
@@ -73,16 +103,15 @@ pub fn candidates(
             });
         }
     }
-    Ok(out)
+    out
 }
 
-/// Each relation's level: exact relations one above the highest they negate and at least
-/// as high as those they use; every other relation on the top level. Then, past the
-/// program's relations, each one's certain atoms (the heads of the `certain` plan): like
-/// exact relations, by the relations their plans join and antijoin. `None` if these need
-/// more levels than a live dataflow has.
-fn levels(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<usize>> {
-    let top = LEVELS - 1;
+/// Each exact relation's stratum: one above the highest it negates and at least as high as
+/// those it uses; then, past the program's relations, each one's certain atoms (the heads
+/// of the `certain` plan), by the relations their plans join and antijoin. Every other
+/// relation has none: it is on the top level. `None` if the strata do not settle (negation
+/// through a cycle) or an exact relation or a certain atom reads the top level.
+fn strata(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<Option<usize>>> {
     // (relation, a relation it reads, whether negated).
     let mut reads: Vec<(usize, usize, bool)> = Vec::new();
     for r in (0..exact.len()).filter(|&r| exact[r]) {
@@ -102,23 +131,25 @@ fn levels(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<usi
             }
         }
     }
-    let mut level: Vec<usize> = exact.iter().map(|&e| if e { 0 } else { top }).collect();
-    level.resize(2 * exact.len(), 0);
+    let mut stratum: Vec<Option<usize>> = exact.iter().map(|&e| e.then_some(0)).collect();
+    stratum.resize(2 * exact.len(), Some(0));
+    // Without a cycle through negation no stratum passes the number of relations.
+    let most = stratum.len();
     let mut changed = true;
     while changed {
         changed = false;
         for &(r, u, negated) in &reads {
-            let need = level[u] + negated as usize;
-            if need > level[r] {
-                if need >= top {
+            let need = stratum[u]? + negated as usize;
+            if need > stratum[r]? {
+                if need > most {
                     return None;
                 }
-                level[r] = need;
+                stratum[r] = Some(need);
                 changed = true;
             }
         }
     }
-    Some(level)
+    Some(stratum)
 }
 
 /// `plan` with its relations and tokens in the space.

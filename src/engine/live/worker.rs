@@ -75,6 +75,7 @@ pub fn serve(
     worker: &mut timely::worker::Worker,
     limits: &Arc<Limits>,
     bounds: Bounds,
+    levels: usize,
     commands: Receiver<Command>,
     answer: Sender<Answer>,
 ) {
@@ -86,7 +87,8 @@ pub fn serve(
     let dataflow_id = worker.next_dataflow_index();
     let mut rules = worker.dataflow::<u32, _, _>(|scope| {
         let (input, rules) = scope.new_collection::<(u32, RuleId), isize>();
-        let (all_atoms, all_bindings) = super::dataflow::build(scope, rules, &registry, limits);
+        let (all_atoms, all_bindings) =
+            super::dataflow::build(scope, rules, levels, &registry, limits);
         let (sink, count, l) = (atoms.clone(), count.clone(), limits.clone());
         all_atoms
             .consolidate()
