@@ -10,6 +10,8 @@ mod builtin;
 mod check;
 mod compare;
 pub mod encoding;
+mod functional;
+mod groups;
 mod intern;
 mod keyword;
 mod lower;

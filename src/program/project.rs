@@ -25,92 +25,126 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::Hasher;
 
+use super::functional::Dependencies;
+use super::groups::group;
 use super::{Atom, GroundTerm, Literal, Origin, Program, RelId, Rule, Term, VarId};
 use crate::hash::FxHasher;
 
 /// `program` with the local variables of its rules projected into auxiliary relations
 /// (listed in [`Program::auxiliary`]), or `None` when no rule has a literal to project.
 pub fn project_locals(program: &Program) -> Option<Program> {
-    let plans: Vec<Vec<Projection>> = program.rules.iter().map(projections).collect();
-    if plans.iter().all(Vec::is_empty) {
-        return None;
-    }
     let mut out = program.clone();
     out.rules.clear();
     out.rule_origins.clear();
-    // Auxiliary relations by the canonical text of their rule, and their rules.
+    // Auxiliary relations by the canonical text of their rule, and their rules (which are
+    // projected in turn: a group's rule can have literals of its own to project).
     let mut defined: HashMap<String, RelId> = HashMap::new();
     let mut auxiliary: Vec<(Rule, Origin)> = Vec::new();
+    let mut changed = false;
+    let mut next_auxiliary = 0;
+    let dependencies = Dependencies::new(program);
     let rules = program.rules.iter().zip(&program.rule_origins);
-    for ((rule, origin), plan) in rules.zip(plans) {
-        if plan.is_empty() {
-            out.rules.push(rule.clone());
-            out.rule_origins.push(origin.clone());
-            continue;
-        }
-        let moved: Vec<usize> = plan.iter().flat_map(|p| p.builtins.clone()).collect();
-        let (mut body, mut spans) = (Vec::new(), Vec::new());
-        for (i, literal) in rule.body.iter().enumerate() {
-            if moved.contains(&i) {
-                continue;
+    let mut project = |rule: &Rule, origin: &Origin, out: &mut Program, aux: &mut Vec<_>| {
+        let (mut rule, mut origin) = (rule.clone(), origin.clone());
+        loop {
+            let mut plan = projections(&rule);
+            if plan.is_empty() {
+                plan.extend(group(&rule, &dependencies, program.relations.len()));
             }
-            let literal = match plan.iter().find(|p| p.literal == i) {
-                None => literal.clone(),
-                Some(p) => {
-                    let (mut aux, aux_origin) = p.auxiliary(rule, origin);
-                    let text = canonical_text(program, &aux);
-                    let rel = *defined.entry(text).or_insert_with_key(|text| {
-                        let name = aux_name(program, p.reads, text);
-                        aux.head.rel = out.fresh_relation(&name, p.shared.len());
-                        let rel = aux.head.rel;
-                        auxiliary.push((aux, aux_origin));
-                        rel
-                    });
-                    let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
-                    Literal::Pos(Atom { rel, args })
-                }
-            };
-            // A conjunction needs a literal once: equal projections in one rule merge.
-            if !body.contains(&literal) {
-                body.push(literal);
-                spans.push(origin.literal_spans.get(i).copied().unwrap_or(origin.span));
+            if plan.is_empty() {
+                return (rule, origin);
             }
+            changed = true;
+            (rule, origin) = rewrite(&rule, &origin, &plan, out, &mut defined, aux);
         }
-        out.rules.push(Rule {
-            head: rule.head.clone(),
-            body,
-        });
-        out.rule_origins.push(Origin {
-            literal_spans: spans,
-            ..origin.clone()
-        });
+    };
+    for (rule, origin) in rules {
+        let (rule, origin) = project(rule, origin, &mut out, &mut auxiliary);
+        out.rules.push(rule);
+        out.rule_origins.push(origin);
+    }
+    let mut done = Vec::new();
+    while next_auxiliary < auxiliary.len() {
+        let (rule, origin) = auxiliary[next_auxiliary].clone();
+        next_auxiliary += 1;
+        done.push(project(&rule, &origin, &mut out, &mut auxiliary));
+    }
+    if !changed {
+        return None;
     }
     out.auxiliary = (program.relations.len() as RelId..out.relations.len() as RelId).collect();
     if let Some(lowering) = &mut out.lowering {
         // One entry per relation: auxiliary relations hold no fluents.
         lowering.fluents.resize(out.relations.len(), false);
     }
-    for (rule, origin) in auxiliary {
+    for (rule, origin) in done {
         out.rules.push(rule);
         out.rule_origins.push(origin);
     }
     Some(out)
 }
 
-/// One literal of a rule to project: where it is, the built-ins that go with it, and its
-/// variables, shared ones first, each group in order of first occurrence in the literal.
+/// `rule` with the literals of each projection in `plan` replaced by an atom of its
+/// auxiliary relation, defined in `out` (or shared with an equal one in `defined`) and its
+/// rule pushed to `auxiliary`.
+fn rewrite(
+    rule: &Rule,
+    origin: &Origin,
+    plan: &[Projection],
+    out: &mut Program,
+    defined: &mut HashMap<String, RelId>,
+    auxiliary: &mut Vec<(Rule, Origin)>,
+) -> (Rule, Origin) {
+    let (mut body, mut spans) = (Vec::new(), Vec::new());
+    for (i, literal) in rule.body.iter().enumerate() {
+        let literal = match plan.iter().find(|p| p.literals.contains(&i)) {
+            None => literal.clone(),
+            Some(p) if p.literals[0] != i => continue,
+            Some(p) => {
+                let (mut aux, aux_origin) = p.auxiliary(rule, origin);
+                // Names, not ids: an auxiliary relation read here has a stable name too.
+                let text = canonical_text(out, &aux);
+                let rel = *defined.entry(text).or_insert_with_key(|text| {
+                    let name = aux_name(out, p.reads, text);
+                    aux.head.rel = out.fresh_relation(&name, p.shared.len());
+                    let rel = aux.head.rel;
+                    auxiliary.push((aux, aux_origin));
+                    rel
+                });
+                let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
+                Literal::Pos(Atom { rel, args })
+            }
+        };
+        // A conjunction needs a literal once: equal projections in one rule merge.
+        if !body.contains(&literal) {
+            body.push(literal);
+            spans.push(origin.literal_spans.get(i).copied().unwrap_or(origin.span));
+        }
+    }
+    let rule = Rule {
+        head: rule.head.clone(),
+        body,
+    };
+    let origin = Origin {
+        literal_spans: spans,
+        ..origin.clone()
+    };
+    (rule, origin)
+}
+
+/// Literals of a rule to project together: where they are, and their variables, shared
+/// ones first, each group in order of first occurrence in the literals.
 #[derive(Debug)]
-struct Projection {
-    /// The index of the positive literal in the body.
-    literal: usize,
-    /// The relation it reads.
-    reads: RelId,
-    /// The indexes of the built-ins that move into the auxiliary rule.
-    builtins: Vec<usize>,
+pub(super) struct Projection {
+    /// The indexes of the body literals that move into the auxiliary rule: the positive
+    /// literal that names it first, then the others in body order.
+    pub(super) literals: Vec<usize>,
+    /// The relation its first literal reads.
+    pub(super) reads: RelId,
     /// Its variables that occur elsewhere in the rule: the auxiliary relation's arguments.
-    shared: Vec<VarId>,
+    pub(super) shared: Vec<VarId>,
     /// Its variables that occur nowhere else.
-    local: Vec<VarId>,
+    pub(super) local: Vec<VarId>,
 }
 
 impl Projection {
@@ -119,7 +153,7 @@ impl Projection {
     fn auxiliary(&self, rule: &Rule, origin: &Origin) -> (Rule, Origin) {
         let order: Vec<VarId> = self.shared.iter().chain(&self.local).copied().collect();
         let renumber = |v: VarId| order.iter().position(|&w| w == v).unwrap_or(0) as VarId;
-        let indexes = std::iter::once(self.literal).chain(self.builtins.iter().copied());
+        let indexes = self.literals.iter().copied();
         let body: Vec<Literal> = indexes
             .clone()
             .map(|i| rename(&rule.body[i], &renumber))
@@ -131,7 +165,7 @@ impl Projection {
         let span = |i: usize| origin.literal_spans.get(i).copied().unwrap_or(origin.span);
         let aux_origin = Origin {
             span: origin.span,
-            head_span: span(self.literal),
+            head_span: span(self.literals[0]),
             literal_spans: indexes.map(span).collect(),
             var_names: order
                 .iter()
@@ -192,13 +226,11 @@ fn projections(rule: &Rule) -> Vec<Projection> {
             continue;
         }
         let builtins = (0..vars.len())
-            .filter(|&j| j != i && within(j) && vars[j].iter().any(|v| local.contains(v)))
-            .collect();
+            .filter(|&j| j != i && within(j) && vars[j].iter().any(|v| local.contains(v)));
         let shared = own.iter().copied().filter(|v| !local.contains(v)).collect();
         out.push(Projection {
-            literal: i,
+            literals: std::iter::once(i).chain(builtins).collect(),
             reads: atom.rel,
-            builtins,
             shared,
             local,
         });
@@ -207,7 +239,7 @@ fn projections(rule: &Rule) -> Vec<Projection> {
 }
 
 /// The variables of a literal, each once, in order of first occurrence.
-fn literal_vars(literal: &Literal) -> Vec<VarId> {
+pub(super) fn literal_vars(literal: &Literal) -> Vec<VarId> {
     let mut out = Vec::new();
     let args = match literal {
         Literal::Pos(a) | Literal::Neg(a) => &a.args,
@@ -219,7 +251,8 @@ fn literal_vars(literal: &Literal) -> Vec<VarId> {
     out
 }
 
-fn push_new(list: &mut Vec<VarId>, v: VarId) {
+/// Pushes `v` onto `list` unless it is there.
+pub(super) fn push_new(list: &mut Vec<VarId>, v: VarId) {
     if !list.contains(&v) {
         list.push(v);
     }
@@ -326,14 +359,14 @@ fn aux_name(program: &Program, rel: RelId, text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::load::load;
     use crate::syntax::{SourceFile, Syntax};
     use crate::write::{program as print, Format};
 
     /// A classic infix game: roles, a legal move and a goal around `rules`.
-    fn game(rules: &str) -> Program {
+    pub(in crate::program) fn game(rules: &str) -> Program {
         let text = format!(
             "role(r)\ninit(c(1))\ninit(c(2))\nlegal(r,a)\ngoal(r,100)\nterminal :- true(c(2))\n{rules}"
         );
@@ -344,7 +377,7 @@ mod tests {
     }
 
     /// The rules of `program` printed in infix, each on one line.
-    fn rules(program: &Program) -> Vec<String> {
+    pub(in crate::program) fn rules(program: &Program) -> Vec<String> {
         let text = print(program, Format::Infix).expect("printable");
         let mut out: Vec<String> = Vec::new();
         for line in text.lines() {
@@ -357,7 +390,7 @@ mod tests {
     }
 
     /// The auxiliary relations of `program`, by name.
-    fn auxiliary(program: &Program) -> Vec<String> {
+    pub(in crate::program) fn auxiliary(program: &Program) -> Vec<String> {
         (program.auxiliary.iter())
             .map(|&r| program.relation_name(r).to_string())
             .collect()

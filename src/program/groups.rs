@@ -1,0 +1,302 @@
+//! Groups of literals projected together into one auxiliary relation.
+//!
+//! [`super::project`] projects a literal whose variables partly occur nowhere else. A chain
+//! of literals can have the same property only as a whole: gt_two_thirds_4p's
+//!
+//! ```text
+//! total(T) :- true(guessed(player1, N1)) & true(guessed(player2, N2)) & sum(N1, N2, S1)
+//!           & true(guessed(player3, N3)) & sum(S1, N3, S2)
+//!           & true(guessed(player4, N4)) & sum(S2, N4, T)
+//! ```
+//!
+//! has an instance for every four guesses (101⁴), although after `sum(N1, N2, S1)` the rule
+//! only needs S1. The first three literals become `aux(S1)`, defined by one rule over them;
+//! the rest of the rule, projected in turn, becomes `aux2(S2) :- aux(S1) & … & sum(S1, N3,
+//! S2)` and `total(T) :- aux2(S2) & … & sum(S2, N4, T)`: about 60 thousand instances in all
+//! instead of 10⁸. The program means the same (an auxiliary atom holds exactly when some
+//! instance of its group does, and the group's local variables occur nowhere else).
+//!
+//! A group is found from each variable that is not in the head: the variables it
+//! *eliminates* grow one at a time, each time by the separator variable that leaves the
+//! fewest separator variables per eliminated one; the group is every literal that has an
+//! eliminated variable, and its *separator* the group's other variables (the auxiliary
+//! relation's arguments). A group is projected when it eliminates more variables than it
+//! keeps: each eliminated variable multiplies the rule's instances by its values unless the
+//! separator determines it, and a group that keeps fewer variables than it drops cannot be
+//! determined by them throughout when its literals are independent. A group must share a
+//! variable with the rest of the rule (see [`Body::projectable`]). A chain whose variables
+//! are pinned by its neighbours (connect four's `cell(X, Y1, P) & succ(Y1, Y2) & cell(X, Y2,
+//! P) & …`) never eliminates more than it keeps, and is left as it is: an auxiliary relation
+//! there only adds rules. The group must also leave the rest of the rule a variable of its own
+//! (else the group is the rule), and every variable of its literals must occur in one of its
+//! positive atoms (the auxiliary rule must be safe).
+
+use super::functional::{free, Dependencies};
+use super::project::{literal_vars, push_new, Projection};
+use super::{Literal, RelId, Rule, VarId};
+
+/// The group of literals of `rule` to project (module doc), if it has one; `original` is
+/// the number of the program's own relations, whose names are preferred for the auxiliary
+/// relation's.
+pub(super) fn group(
+    rule: &Rule,
+    dependencies: &Dependencies,
+    original: usize,
+) -> Option<Projection> {
+    if rule.body.iter().any(|l| matches!(l, Literal::Count { .. })) {
+        return None;
+    }
+    let body = Body::new(rule, dependencies);
+    let mut best: Option<Grown> = None;
+    for &start in &body.candidates {
+        let mut grown = body.grow(vec![start]);
+        loop {
+            if grown.score < 0
+                && body.projectable(&grown)
+                && best.as_ref().is_none_or(|b| grown.score < b.score)
+            {
+                best = Some(grown.clone());
+            }
+            let next = (grown.separator.iter())
+                .filter(|v| body.candidates.contains(v))
+                .map(|&v| body.grow([grown.eliminated.clone(), vec![v]].concat()))
+                .min_by_key(|next| next.score);
+            match next {
+                Some(next) if next.score < grown.score => grown = next,
+                _ => break,
+            }
+        }
+    }
+    best.map(|grown| body.projection(rule, grown, original))
+}
+
+/// A rule's body as the group search sees it: each literal's variables.
+struct Body {
+    /// The variables of each body literal.
+    vars: Vec<Vec<VarId>>,
+    /// Whether each body literal is a positive atom.
+    positive: Vec<bool>,
+    /// The functional dependencies of each body literal.
+    dependencies: Vec<Vec<(Vec<VarId>, VarId)>>,
+    /// Every variable of the rule, head first.
+    all: Vec<VarId>,
+    /// The variables a group may eliminate: those not in the head, in order of occurrence.
+    candidates: Vec<VarId>,
+}
+
+/// A group: the variables it eliminates, its literals and its separator, and its score:
+/// the separator's free variables less the eliminated variables the separator leaves free
+/// (through the group's functional dependencies); a group is worth projecting below zero.
+#[derive(Clone)]
+struct Grown {
+    eliminated: Vec<VarId>,
+    literals: Vec<usize>,
+    separator: Vec<VarId>,
+    score: isize,
+}
+
+impl Body {
+    fn new(rule: &Rule, dependencies: &Dependencies) -> Body {
+        let vars: Vec<Vec<VarId>> = rule.body.iter().map(literal_vars).collect();
+        let mut all = Vec::new();
+        (rule.head.args.iter()).for_each(|t| t.for_each_var(&mut |v| push_new(&mut all, v)));
+        let heads = all.len();
+        vars.iter().flatten().for_each(|&v| push_new(&mut all, v));
+        Body {
+            positive: rule
+                .body
+                .iter()
+                .map(|l| matches!(l, Literal::Pos(_)))
+                .collect(),
+            dependencies: rule.body.iter().map(|l| dependencies.of(l)).collect(),
+            candidates: all[heads..].to_vec(),
+            vars,
+            all,
+        }
+    }
+
+    /// The group that eliminates `eliminated` and every other candidate variable whose
+    /// literals all have one of them (such a variable is local to the group).
+    fn grow(&self, mut eliminated: Vec<VarId>) -> Grown {
+        let has = |j: usize, among: &[VarId]| self.vars[j].iter().any(|v| among.contains(v));
+        let literals: Vec<usize> = (0..self.vars.len())
+            .filter(|&j| has(j, &eliminated))
+            .collect();
+        let mut separator = Vec::new();
+        for &v in literals.iter().flat_map(|&j| &self.vars[j]) {
+            let local = self.candidates.contains(&v)
+                && (0..self.vars.len())
+                    .all(|j| literals.contains(&j) || !self.vars[j].contains(&v));
+            match local {
+                true => push_new(&mut eliminated, v),
+                false => push_new(&mut separator, v),
+            }
+        }
+        separator.retain(|v| !eliminated.contains(v));
+        let within: Vec<_> = (literals.iter())
+            .flat_map(|&j| self.dependencies[j].iter().cloned())
+            .collect();
+        let kept = free(&separator, &[], &within) as isize;
+        let dropped = free(&eliminated, &separator, &within) as isize;
+        Grown {
+            eliminated,
+            literals,
+            separator,
+            score: kept - dropped,
+        }
+    }
+
+    /// Whether `grown` can be projected: two positive atoms or more (one is
+    /// [`super::project`]'s case), a separator (a group that shares no variable with the rest
+    /// of the rule only tests that some instance exists: asteroids' `does(ship, do(M)) &
+    /// game1Thrust(M)`, where the relation it adds costs the small games more than the
+    /// rules it saves: asteroidsParallel 2.6 → 3.1 times gringo's time), every variable in
+    /// one of its atoms, and a variable left to the rest of the rule.
+    fn projectable(&self, grown: &Grown) -> bool {
+        let atoms: Vec<usize> = (grown.literals.iter().copied())
+            .filter(|&j| self.positive[j])
+            .collect();
+        let bound = |v: &VarId| atoms.iter().any(|&j| self.vars[j].contains(v));
+        let inside = |v: &VarId| grown.eliminated.contains(v) || grown.separator.contains(v);
+        atoms.len() >= 2
+            && !grown.separator.is_empty()
+            && grown.separator.iter().chain(&grown.eliminated).all(bound)
+            && self.all.iter().any(|v| !inside(v))
+    }
+
+    /// The projection of `grown`: its first positive atom first, then its other literals.
+    fn projection(&self, rule: &Rule, grown: Grown, original: usize) -> Projection {
+        let atom = |j: usize| match &rule.body[j] {
+            Literal::Pos(atom) => Some(atom.rel),
+            _ => None,
+        };
+        let first = (grown.literals.iter().copied())
+            .find(|&j| self.positive[j])
+            .unwrap_or(grown.literals[0]);
+        let literals: Vec<usize> = std::iter::once(first)
+            .chain(grown.literals.iter().copied().filter(|&j| j != first))
+            .collect();
+        let reads: RelId = (literals.iter().filter_map(|&j| atom(j)))
+            .find(|&rel| (rel as usize) < original)
+            .or_else(|| atom(first))
+            .unwrap_or_default();
+        let mut order = Vec::new();
+        (literals.iter()).for_each(|&j| self.vars[j].iter().for_each(|&v| push_new(&mut order, v)));
+        Projection {
+            shared: (order.iter().copied())
+                .filter(|v| grown.separator.contains(v))
+                .collect(),
+            local: (order.iter().copied())
+                .filter(|v| grown.eliminated.contains(v))
+                .collect(),
+            literals,
+            reads,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::project::project_locals;
+    use super::super::project::tests::{auxiliary, game, rules};
+
+    /// An addition table none of whose arguments determines another.
+    const SUMS: &str = "sum(0,1,1)\nsum(1,0,1)\nsum(1,1,2)\n";
+
+    #[test]
+    fn a_chain_of_sums_becomes_one_auxiliary_relation_per_partial_sum() {
+        // gt_two_thirds_4p's total, on three guesses.
+        let program = game(&format!(
+            "total(T) :- true(g(a,N1)) & true(g(b,N2)) & sum(N1,N2,S1) \
+             & true(g(c,N3)) & sum(S1,N3,T)\n{SUMS}"
+        ));
+        let projected = project_locals(&program).expect("a group to project");
+        let names = auxiliary(&projected);
+        assert_eq!(names.len(), 1, "{names:?}");
+        let aux = &names[0];
+        assert!(aux.starts_with("true_"), "{aux}");
+        let text = rules(&projected);
+        assert!(
+            text.contains(&format!(
+                "total(T) :- {aux}(S1) & true(g(c,N3)) & sum(S1,N3,T)"
+            )),
+            "{text:#?}"
+        );
+        assert!(
+            text.contains(&format!(
+                "{aux}(S1) :- true(g(a,N1)) & true(g(b,N2)) & sum(N1,N2,S1)"
+            )),
+            "{text:#?}"
+        );
+    }
+
+    #[test]
+    fn a_longer_chain_is_projected_link_by_link() {
+        let program = game(&format!(
+            "total(T) :- true(g(a,N1)) & true(g(b,N2)) & sum(N1,N2,S1) \
+             & true(g(c,N3)) & sum(S1,N3,S2) & true(g(d,N4)) & sum(S2,N4,T)\n{SUMS}"
+        ));
+        let projected = project_locals(&program).expect("groups to project");
+        let names = auxiliary(&projected);
+        assert_eq!(names.len(), 2, "{names:?}");
+        let text = rules(&projected);
+        // The larger group goes first (it eliminates four variables), and its rule is
+        // projected in turn.
+        let (second, first) = (&names[0], &names[1]);
+        assert!(
+            text.contains(&format!(
+                "total(T) :- {second}(S2) & true(g(d,N4)) & sum(S2,N4,T)"
+            )),
+            "{text:#?}"
+        );
+        assert!(
+            text.contains(&format!(
+                "{second}(S2) :- {first}(S1) & true(g(c,N3)) & sum(S1,N3,S2)"
+            )),
+            "{text:#?}"
+        );
+    }
+
+    #[test]
+    fn a_chain_its_neighbours_pin_is_left_alone() {
+        // connect four's line: each Yi is determined by the next; no group drops more
+        // variables than it keeps.
+        let program = game(
+            "line(P) :- true(k(X,Y1,P)) & succ(Y1,Y2) & true(k(X,Y2,P)) & succ(Y2,Y3) \
+             & true(k(X,Y3,P)) & succ(Y3,Y4) & true(k(X,Y4,P))\nsucc(1,2)\n",
+        );
+        assert!(project_locals(&program).is_none());
+    }
+
+    #[test]
+    fn a_group_whose_negation_needs_an_outside_variable_is_left_alone() {
+        // Z occurs only in the negation and in q(Z): the group of N1, N2 would need Z in
+        // its auxiliary rule without an atom to bind it.
+        let program = game(
+            "p(T) :- true(g(a,N1)) & true(g(b,N2)) & ~r(N1,Z) & sum(N1,N2,S) \
+             & q(Z) & sum(S,Z,T)\nsum(1,1,2)\nq(1)\nr(1,1)\n",
+        );
+        let text = project_locals(&program)
+            .map(|p| rules(&p))
+            .unwrap_or_default();
+        assert!(
+            !text
+                .iter()
+                .any(|r| r.contains("~r(N1,Z)") && !r.starts_with("p(")),
+            "{text:#?}"
+        );
+    }
+
+    #[test]
+    fn a_long_chain_a_fact_relation_pins_is_left_alone() {
+        // gomoku's hasLine: four of the Xi against a separator of three, but succ's facts
+        // make each Xi follow from the next, so no group leaves a variable free.
+        let program = game(
+            "line(P) :- true(k(X1,Y,P)) & succ(X0,X1) & ~true(k(X0,Y,P)) & succ(X1,X2) \
+             & true(k(X2,Y,P)) & succ(X2,X3) & true(k(X3,Y,P)) & succ(X3,X4) \
+             & true(k(X4,Y,P)) & succ(X4,X5) & ~true(k(X5,Y,P))\n\
+             succ(1,2)\nsucc(2,3)\nsucc(3,4)\nsucc(4,5)\nsucc(5,6)\n",
+        );
+        assert!(project_locals(&program).is_none());
+    }
+}
