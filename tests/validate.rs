@@ -74,6 +74,39 @@ fn a_corpus_sample_validates() {
     }
 }
 
+/// Corpus games whose ground rules change when groups of literals are projected together
+/// (`program::groups`: tron's 126 K rules become 3 K, breakthrough's 39 K 20 K), each
+/// validating in well under a second.
+const GROUPED_GAMES: [&str; 4] = [
+    "base/tron_10x10.kif",
+    "base/breakthroughSmall.kif",
+    "base/majorities.kif",
+    "base/knightThrough.kif",
+];
+
+#[test]
+fn games_whose_rules_are_projected_in_groups_validate() {
+    let Some(root) = corpus() else { return };
+    for game in GROUPED_GAMES {
+        assert_validates(&root.join(game));
+    }
+}
+
+/// gt_two_thirds_4p adds four guesses in one rule (101^4 instances): it grounds only
+/// through groups of literals projected together, and then in about 300 MB.
+#[test]
+fn a_sum_of_four_guesses_grounds_within_two_gib_and_validates() {
+    let Some(root) = corpus() else { return };
+    let game = root.join("base/gt_two_thirds_4p.kif");
+    let game = game.to_str().expect("a UTF-8 path");
+    let out = support::gdlground(&["ground", game, "-o", "-", "--max-memory", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let (code, out, err) = validate(Path::new(game), &["--playouts", "3"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains(": ok: 3 playouts"), "{out}");
+}
+
 #[test]
 fn the_same_seed_replays_the_same_playouts() {
     let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nim.pl");
