@@ -17,6 +17,10 @@
 //! of the body can multiply its instances. Without one, every binding of the rule is a
 //! binding of the literal, and an auxiliary relation would only add rules.
 //!
+//! A group of literals whose variables partly occur nowhere else is projected the same way,
+//! when no single literal is ([`super::groups`] finds it): the rules are rewritten until
+//! neither is left, each rewrite removing a variable.
+//!
 //! The auxiliary relation is named after the literal's relation and a hash of its text with
 //! the variables numbered canonically: equal literals of different rules share it, and the
 //! next version of an edited game names it alike (a live session matches relations by name).
@@ -33,43 +37,34 @@ use crate::hash::FxHasher;
 /// `program` with the local variables of its rules projected into auxiliary relations
 /// (listed in [`Program::auxiliary`]), or `None` when no rule has a literal to project.
 pub fn project_locals(program: &Program) -> Option<Program> {
-    let mut out = program.clone();
-    out.rules.clear();
-    out.rule_origins.clear();
-    // Auxiliary relations by the canonical text of their rule, and their rules (which are
-    // projected in turn: a group's rule can have literals of its own to project).
-    let mut defined: HashMap<String, RelId> = HashMap::new();
-    let mut auxiliary: Vec<(Rule, Origin)> = Vec::new();
-    let mut changed = false;
-    let mut next_auxiliary = 0;
     let dependencies = Dependencies::new(program);
-    let rules = program.rules.iter().zip(&program.rule_origins);
-    let mut project = |rule: &Rule, origin: &Origin, out: &mut Program, aux: &mut Vec<_>| {
-        let (mut rule, mut origin) = (rule.clone(), origin.clone());
+    let mut out = program.clone();
+    // Auxiliary relations by the canonical text of their rule.
+    let mut defined: HashMap<String, RelId> = HashMap::new();
+    // The rules to project: the program's, then each auxiliary rule as it is defined (a
+    // group's rule can have literals of its own to project).
+    let mut pending: Vec<(Rule, Origin)> = (program.rules.iter().cloned())
+        .zip(program.rule_origins.iter().cloned())
+        .collect();
+    let mut projected = Vec::with_capacity(pending.len());
+    let mut next = 0;
+    while next < pending.len() {
+        let (mut rule, mut origin) = pending[next].clone();
+        next += 1;
         loop {
             let mut plan = projections(&rule);
             if plan.is_empty() {
                 plan.extend(group(&rule, &dependencies, program.relations.len()));
             }
             if plan.is_empty() {
-                return (rule, origin);
+                break;
             }
-            changed = true;
-            (rule, origin) = rewrite(&rule, &origin, &plan, out, &mut defined, aux);
+            (rule, origin) = rewrite(&rule, &origin, &plan, &mut out, &mut defined, &mut pending);
         }
-    };
-    for (rule, origin) in rules {
-        let (rule, origin) = project(rule, origin, &mut out, &mut auxiliary);
-        out.rules.push(rule);
-        out.rule_origins.push(origin);
+        projected.push((rule, origin));
     }
-    let mut done = Vec::new();
-    while next_auxiliary < auxiliary.len() {
-        let (rule, origin) = auxiliary[next_auxiliary].clone();
-        next_auxiliary += 1;
-        done.push(project(&rule, &origin, &mut out, &mut auxiliary));
-    }
-    if !changed {
+    // Every rewrite reads an auxiliary relation, which the first that needed it defined.
+    if out.relations.len() == program.relations.len() {
         return None;
     }
     out.auxiliary = (program.relations.len() as RelId..out.relations.len() as RelId).collect();
@@ -77,10 +72,7 @@ pub fn project_locals(program: &Program) -> Option<Program> {
         // One entry per relation: auxiliary relations hold no fluents.
         lowering.fluents.resize(out.relations.len(), false);
     }
-    for (rule, origin) in done {
-        out.rules.push(rule);
-        out.rule_origins.push(origin);
-    }
+    (out.rules, out.rule_origins) = projected.into_iter().unzip();
     Some(out)
 }
 
