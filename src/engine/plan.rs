@@ -464,24 +464,25 @@ fn order(
     stats: &Stats,
     within: &[RelId],
 ) -> (Vec<Step>, Vec<VarId>) {
-    let orders: Vec<(Vec<usize>, f64)> = (0..positives.len().max(1))
-        .map(|first| greedy(positives, first, stats))
+    let inside = (positives.iter())
+        .map(|(rel, _)| within.contains(rel))
         .collect();
-    let cheapest = |inside: bool| {
-        (orders.iter())
-            .filter(|(sequence, _)| {
-                let first = sequence.first().map(|&i| positives[i].0);
-                !inside || first.is_some_and(|rel| within.contains(&rel))
-            })
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-    };
-    let best = match (cheapest(false), cheapest(true)) {
-        (Some(best), Some(inside)) if inside.1 <= INSIDE_FIRST * best.1 => Some(inside),
-        (best, _) => best,
-    };
-    let sequence = best
-        .map(|(sequence, _)| sequence.clone())
-        .unwrap_or_default();
+    let sequence = stats.order((positives.to_vec(), inside), |(positives, inside)| {
+        let orders: Vec<(Vec<usize>, f64)> = (0..positives.len().max(1))
+            .map(|first| greedy(positives, first, stats))
+            .collect();
+        let cheapest = |within: bool| {
+            (orders.iter())
+                .filter(|(sequence, _)| !within || sequence.first().is_some_and(|&i| inside[i]))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+        };
+        let best = match (cheapest(false), cheapest(true)) {
+            (Some(best), Some(inside)) if inside.1 <= INSIDE_FIRST * best.1 => Some(inside),
+            (best, _) => best,
+        };
+        best.map(|(sequence, _)| sequence.clone())
+            .unwrap_or_default()
+    });
     let mut bound: Vec<VarId> = Vec::new();
     let mut steps = Vec::new();
     place_filters(&mut filters, &mut bound, &mut steps);

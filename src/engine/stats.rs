@@ -20,12 +20,18 @@ const GUESSED_SIZE: f64 = 1000.0;
 /// A literal with a key, canonical: relation, pattern and key variables.
 type Literal = (RelId, Pattern, Vec<VarId>);
 
-/// Known rows by relation, and the fan-outs computed from them so far.
+/// A rule body's positive literals and, for each, whether the planner prefers to start from
+/// it (see `plan::order`).
+pub type Body = (Vec<(RelId, Pattern)>, Vec<bool>);
+
+/// Known rows by relation, and what the planner computed from them so far.
 pub struct Stats {
     rows: BTreeMap<RelId, Vec<Row>>,
     arities: Arc<Vec<u32>>,
     /// Fan-outs by relation, canonical pattern and key (see [`canonical`]).
     cache: RefCell<HashMap<Literal, f64>>,
+    /// Join orders chosen by body, when remembered ([`Stats::remembering_orders`]).
+    orders: Option<RefCell<HashMap<Body, Vec<usize>>>>,
 }
 
 impl Stats {
@@ -36,7 +42,39 @@ impl Stats {
             rows,
             arities,
             cache: RefCell::default(),
+            orders: None,
         }
+    }
+
+    /// These statistics, remembering the join orders chosen with them: an order is a
+    /// function of the body and the rows, so planning the same body again (a live session's
+    /// next version, with the same facts) does not search again. (A full grounding plans
+    /// each body once, and remembering would only cost it.)
+    pub fn remembering_orders(self) -> Stats {
+        Stats {
+            orders: Some(RefCell::default()),
+            ..self
+        }
+    }
+
+    /// Whether these statistics are over `rows` and `arities`: then they (and the orders
+    /// they remember) hold for a program with those facts.
+    pub fn over(&self, rows: &BTreeMap<RelId, Vec<Row>>, arities: &[u32]) -> bool {
+        self.rows == *rows && self.arities[..] == *arities
+    }
+
+    /// The join order of `body`: remembered, or chosen by `choose` (and remembered if these
+    /// statistics remember orders).
+    pub fn order(&self, body: Body, choose: impl FnOnce(&Body) -> Vec<usize>) -> Vec<usize> {
+        let Some(orders) = &self.orders else {
+            return choose(&body);
+        };
+        if let Some(order) = orders.borrow().get(&body) {
+            return order.clone();
+        }
+        let order = choose(&body);
+        orders.borrow_mut().insert(body, order.clone());
+        order
     }
 
     /// Whether `rel` has known rows, and at least one.
@@ -149,5 +187,42 @@ mod tests {
         let one = stats.fanout(9, &p, &[0]);
         let two = stats.fanout(9, &p, &[0, 1]);
         assert!(all > one && one > two && two > 1.0);
+    }
+
+    #[test]
+    fn remembered_orders_are_chosen_once_per_body() {
+        let chosen = std::cell::Cell::new(0);
+        let choose = |_: &Body| {
+            chosen.set(chosen.get() + 1);
+            vec![1, 0]
+        };
+        let body = |rel: RelId| -> Body {
+            let literal = (rel, vec![Item::Var(0), Item::Var(1)]);
+            (
+                vec![literal.clone(), (rel + 1, literal.1)],
+                vec![false, true],
+            )
+        };
+        let remembering = Stats::new(BTreeMap::new(), Arc::new(vec![0; 4])).remembering_orders();
+        assert_eq!(remembering.order(body(0), choose), vec![1, 0]);
+        assert_eq!(remembering.order(body(0), choose), vec![1, 0]);
+        assert_eq!(chosen.get(), 1, "the same body again is not searched again");
+        remembering.order(body(2), choose);
+        assert_eq!(chosen.get(), 2, "another body is searched");
+        // A full grounding's statistics remember nothing.
+        let plain = Stats::new(BTreeMap::new(), Arc::new(vec![0; 4]));
+        plain.order(body(0), choose);
+        plain.order(body(0), choose);
+        assert_eq!(chosen.get(), 4);
+    }
+
+    #[test]
+    fn statistics_hold_over_the_same_facts_only() {
+        let rows = BTreeMap::from([(0, vec![row(&[0, 1]), row(&[1, 2])])]);
+        let stats = Stats::new(rows.clone(), Arc::new(vec![0, 0, 0]));
+        assert!(stats.over(&rows, &[0, 0, 0]));
+        assert!(!stats.over(&rows, &[0, 0, 1]), "other arities");
+        let fewer = BTreeMap::from([(0, vec![row(&[0, 1])])]);
+        assert!(!stats.over(&fewer, &[0, 0, 0]), "other facts");
     }
 }

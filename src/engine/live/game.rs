@@ -77,6 +77,8 @@ pub struct LiveGame {
     live: Live,
     /// What a new dataflow starts with (without the deadline, which held for the first).
     options: Options,
+    /// The statistics the last update planned with, and the join orders they remember.
+    stats: Option<Stats>,
     space: Space,
     mapping: Mapping,
     shapes: HashMap<Shape, ShapeId>,
@@ -117,6 +119,7 @@ impl LiveGame {
                 deadline: None,
                 ..options.clone()
             },
+            stats: None,
             space: Space::default(),
             mapping: Mapping::default(),
             shapes: HashMap::new(),
@@ -139,10 +142,18 @@ impl LiveGame {
     /// of negation than the dataflow has is grounded in a new dataflow with enough.
     pub fn update(&mut self, program: &Program, encoding: &Encoding) -> Result<Edit, EngineError> {
         let start = std::time::Instant::now();
-        let arities = Arc::new(encoding.arities());
-        let stats = Stats::new(crate::engine::run::facts(program, encoding), arities);
+        let (facts, arities) = (
+            crate::engine::run::facts(program, encoding),
+            encoding.arities(),
+        );
+        // The same facts give the same statistics: the rules they planned plan alike.
+        let stats = match self.stats.take() {
+            Some(stats) if stats.over(&facts, &arities) => stats,
+            _ => Stats::new(facts, Arc::new(arities)).remembering_orders(),
+        };
         let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
         let planned = plan(program, encoding, &stats, &exact)?;
+        self.stats = Some(stats);
         let restarted = match planned.levels > self.live.levels {
             true => Some(self.restart(planned.levels)?),
             false => None,
