@@ -76,8 +76,10 @@ pub struct EngineArgs {
     /// Instantiate every rule as written. By default a body literal with variables that
     /// occur nowhere else in its rule is replaced by an auxiliary relation over its other
     /// variables (named after its relation and a hash, e.g. `does_5c1e07a2`), so that the
-    /// rule's instances do not multiply by those variables' values; the game means the
-    /// same, and S* and the counts leave the auxiliary atoms out.
+    /// rule's instances do not multiply by those variables' values; so is a group of
+    /// literals that drops more free variables than it keeps (a chain of sums: `total(T) :-
+    /// …, sum(N1, N2, S1), …` needs only S1 past its first sum). The game means the same,
+    /// and S* and the counts leave the auxiliary atoms out.
     #[arg(long)]
     keep_locals: bool,
     /// With `--superset domain-loop`: print each round on stderr (rows removed from `true`
