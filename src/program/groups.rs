@@ -23,8 +23,9 @@
 //! relation's arguments). A group is projected when it eliminates more variables than it
 //! keeps: each eliminated variable multiplies the rule's instances by its values unless the
 //! separator determines it, and a group that keeps fewer variables than it drops cannot be
-//! determined by them throughout when its literals are independent. A group must share a
-//! variable with the rest of the rule (see [`Body::projectable`]). A chain whose variables
+//! determined by them throughout when its literals are independent. A group that shares no
+//! variable with the rest of the rule must drop two free variables (see
+//! [`Body::projectable`]). A chain whose variables
 //! are pinned by its neighbours (connect four's `cell(X, Y1, P) & succ(Y1, Y2) & cell(X, Y2,
 //! P) & …`) never eliminates more than it keeps, and is left as it is: an auxiliary relation
 //! there only adds rules. The group must also leave the rest of the rule a variable of its own
@@ -147,11 +148,12 @@ impl Body {
     }
 
     /// Whether `grown` can be projected: two positive atoms or more (one is
-    /// [`super::project`]'s case), a separator (a group that shares no variable with the rest
-    /// of the rule only tests that some instance exists: asteroids' `does(ship, do(M)) &
-    /// game1Thrust(M)`, where the relation it adds costs the small games more than the
-    /// rules it saves: asteroidsParallel 2.6 → 3.1 times gringo's time), every variable in
-    /// one of its atoms, and a variable left to the rest of the rule.
+    /// [`super::project`]'s case), a separator or two free variables dropped (a group that
+    /// shares no variable with the rest of the rule only tests that some instance exists;
+    /// with one free variable, as asteroids' `does(ship, do(M)) & game1Thrust(M)`, the
+    /// relation it adds costs the small games more than the rules it saves: asteroidsParallel
+    /// 2.6 → 3.1 times gringo's time; with more, as in urmAdd and tron, it saves millions of
+    /// rules), every variable in one of its atoms, and a variable left to the rest of the rule.
     fn projectable(&self, grown: &Grown) -> bool {
         let atoms: Vec<usize> = (grown.literals.iter().copied())
             .filter(|&j| self.positive[j])
@@ -159,7 +161,7 @@ impl Body {
         let bound = |v: &VarId| atoms.iter().any(|&j| self.vars[j].contains(v));
         let inside = |v: &VarId| grown.eliminated.contains(v) || grown.separator.contains(v);
         atoms.len() >= 2
-            && !grown.separator.is_empty()
+            && (!grown.separator.is_empty() || grown.score <= -2)
             && grown.separator.iter().chain(&grown.eliminated).all(bound)
             && self.all.iter().any(|v| !inside(v))
     }
