@@ -301,4 +301,21 @@ mod tests {
         );
         assert!(project_locals(&program).is_none());
     }
+
+    #[test]
+    fn a_group_sharing_no_variable_needs_two_free_variables() {
+        // asteroids' shape: some move of a kind; one free variable, left alone.
+        let one = game("p(X) :- true(c(X)) & true(m(M)) & q(M)\nq(1)\nq(2)\n");
+        assert!(project_locals(&one).is_none());
+        // Two free variables (r determines neither argument from the other): projected
+        // into a relation without arguments.
+        let two = game("p(X) :- true(c(X)) & true(m(A,B)) & r(A,B)\nr(1,1)\nr(1,2)\nr(2,1)\n");
+        let projected = project_locals(&two).expect("a closed group to project");
+        let aux = auxiliary(&projected).pop().expect("one auxiliary relation");
+        let text = rules(&projected);
+        assert!(
+            text.contains(&format!("p(X) :- true(c(X)) & {aux}")),
+            "{text:#?}"
+        );
+    }
 }
