@@ -33,7 +33,7 @@
 //! positive atoms (the auxiliary rule must be safe).
 
 use super::functional::{free, Dependencies};
-use super::project::{literal_vars, push_new, Projection};
+use super::project::{push_new, variables, Projection, Variables};
 use super::{Literal, RelId, Rule, VarId};
 
 /// The group of literals of `rule` to project (module doc), if it has one; `original` is
@@ -44,10 +44,7 @@ pub(super) fn group(
     dependencies: &Dependencies,
     original: usize,
 ) -> Option<Projection> {
-    if rule.body.iter().any(|l| matches!(l, Literal::Count { .. })) {
-        return None;
-    }
-    let body = Body::new(rule, dependencies);
+    let body = Body::new(rule, dependencies)?;
     let mut best: Option<Grown> = None;
     for &start in &body.candidates {
         let mut grown = body.grow(vec![start]);
@@ -97,13 +94,10 @@ struct Grown {
 }
 
 impl Body {
-    fn new(rule: &Rule, dependencies: &Dependencies) -> Body {
-        let vars: Vec<Vec<VarId>> = rule.body.iter().map(literal_vars).collect();
-        let mut all = Vec::new();
-        (rule.head.args.iter()).for_each(|t| t.for_each_var(&mut |v| push_new(&mut all, v)));
-        let heads = all.len();
-        vars.iter().flatten().for_each(|&v| push_new(&mut all, v));
-        Body {
+    /// The body of `rule`, or `None` for a rule that is never projected.
+    fn new(rule: &Rule, dependencies: &Dependencies) -> Option<Body> {
+        let Variables { vars, all, heads } = variables(rule)?;
+        Some(Body {
             positive: rule
                 .body
                 .iter()
@@ -113,7 +107,7 @@ impl Body {
             candidates: all[heads..].to_vec(),
             vars,
             all,
-        }
+        })
     }
 
     /// The group that eliminates `eliminated` and every other candidate variable whose

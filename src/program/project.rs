@@ -186,17 +186,10 @@ impl Projection {
 
 /// The literals of `rule` to project (module doc), none for a rule with a `countofall`.
 fn projections(rule: &Rule) -> Vec<Projection> {
-    if rule.body.iter().any(|l| matches!(l, Literal::Count { .. })) {
+    let Some(Variables { vars, all, heads }) = variables(rule) else {
         return Vec::new();
-    }
-    let vars: Vec<Vec<VarId>> = rule.body.iter().map(literal_vars).collect();
-    let mut head = Vec::new();
-    rule.head
-        .args
-        .iter()
-        .for_each(|t| t.for_each_var(&mut |v| push_new(&mut head, v)));
-    let mut all = head.clone();
-    vars.iter().flatten().for_each(|&v| push_new(&mut all, v));
+    };
+    let head = &all[..heads];
     let mut out = Vec::new();
     for (i, literal) in rule.body.iter().enumerate() {
         let own = &vars[i];
@@ -230,8 +223,32 @@ fn projections(rule: &Rule) -> Vec<Projection> {
     out
 }
 
+/// A rule's variables as the projections see them.
+pub(super) struct Variables {
+    /// The variables of each body literal.
+    pub(super) vars: Vec<Vec<VarId>>,
+    /// Every variable of the rule, each once: the head's first, then the body's in order.
+    pub(super) all: Vec<VarId>,
+    /// How many of `all` are the head's.
+    pub(super) heads: usize,
+}
+
+/// The variables of `rule`, or `None` for a rule with a `countofall` (whose condition's
+/// variables are its own: such a rule is never projected).
+pub(super) fn variables(rule: &Rule) -> Option<Variables> {
+    if rule.body.iter().any(|l| matches!(l, Literal::Count { .. })) {
+        return None;
+    }
+    let vars: Vec<Vec<VarId>> = rule.body.iter().map(literal_vars).collect();
+    let mut all = Vec::new();
+    (rule.head.args.iter()).for_each(|t| t.for_each_var(&mut |v| push_new(&mut all, v)));
+    let heads = all.len();
+    vars.iter().flatten().for_each(|&v| push_new(&mut all, v));
+    Some(Variables { vars, all, heads })
+}
+
 /// The variables of a literal, each once, in order of first occurrence.
-pub(super) fn literal_vars(literal: &Literal) -> Vec<VarId> {
+fn literal_vars(literal: &Literal) -> Vec<VarId> {
     let mut out = Vec::new();
     let args = match literal {
         Literal::Pos(a) | Literal::Neg(a) => &a.args,
