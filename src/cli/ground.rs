@@ -202,7 +202,8 @@ pub fn load_and_ground(
         ..engine.options(start)
     };
     let status = super::progress::Status::show(progress);
-    let watchdog = super::watchdog::Watchdog::start(options.max_memory, &game.source.name);
+    let watchdog =
+        super::watchdog::Watchdog::start(options.max_memory, options.deadline, &game.source.name);
     let grounded = ground_with(&game.program, &options, &engine.superset());
     drop((status, watchdog));
     match grounded {
@@ -248,12 +249,21 @@ pub fn run(args: &Args) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let written = output::write_with(&args.output, |out| {
+    let deadline = args.engine.options(start).deadline;
+    let written = output::write_until(&args.output, deadline, |out| {
         rendering.write(&grounded, &game.program, out)
     });
-    if let Err(e) = written {
-        eprintln!("error: cannot write {}: {e}", args.output.display());
-        return EXIT_USAGE;
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            let late = gdlground::grounding::DEADLINE_ERROR;
+            eprint!("{}: {late}", game.source.name);
+            return EXIT_DEADLINE;
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", args.output.display());
+            return EXIT_USAGE;
+        }
+        Ok(()) => {}
     }
     let elapsed = start.elapsed();
     let ms = elapsed.as_millis();

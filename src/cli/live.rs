@@ -45,7 +45,11 @@ impl LiveRun {
         let start = Instant::now();
         // The first grounding is watched like `ground`'s; the edits after it are not (an edit
         // that explodes stops with the engine's error and the last good output stays).
-        let watchdog = super::watchdog::Watchdog::start(options.max_memory, &game.source.name);
+        let watchdog = super::watchdog::Watchdog::start(
+            options.max_memory,
+            options.deadline,
+            &game.source.name,
+        );
         let session = Session::start(&game.program, options);
         drop(watchdog);
         let session = session.map_err(|e| report(game, &e))?;

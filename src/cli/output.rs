@@ -3,8 +3,9 @@
 //! that exist and are not regular files (`/dev/null`, a pipe) are written directly: renaming
 //! over them would replace the device.
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::path::Path;
+use std::time::Instant;
 
 /// Writes `text` to `path` (`-` is stdout). A broken pipe on stdout is not an error.
 pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
@@ -22,8 +23,19 @@ pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_until(path, None, fill)
+}
+
+/// [`write_with`], failing with [`ErrorKind::TimedOut`] (and leaving no file) once
+/// `deadline` has passed: `ground --deadline` covers the writing of a large game too.
+pub fn write_until(
+    path: &Path,
+    deadline: Option<Instant>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let into = |file: &mut dyn Write| {
-        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut timed = Timed { file, deadline };
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, &mut timed);
         fill(&mut buffered)?;
         buffered.flush()
     };
@@ -51,4 +63,51 @@ pub fn write_with(
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// A writer that fails once its deadline has passed; it sits under the buffer, so the
+/// clock is read once a mebibyte.
+struct Timed<'a> {
+    file: &'a mut dyn Write,
+    deadline: Option<Instant>,
+}
+
+impl Write for Timed<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(std::io::Error::new(
+                ErrorKind::TimedOut,
+                "the deadline passed while writing",
+            ));
+        }
+        self.file.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_past_its_deadline_fails_and_leaves_no_file() {
+        let dir = std::env::temp_dir().join(format!("gdlground-output-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("late.kif");
+        let late = write_until(&path, Some(Instant::now()), |out| {
+            out.write_all(b"(role r)\n")
+        });
+        assert_eq!(late.map_err(|e| e.kind()), Err(ErrorKind::TimedOut));
+        assert_eq!(std::fs::read_dir(&dir).expect("listed").count(), 0);
+        let later = Instant::now() + std::time::Duration::from_secs(3600);
+        write_until(&path, Some(later), |out| out.write_all(b"(role r)\n")).expect("written");
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some("(role r)\n")
+        );
+        std::fs::remove_dir_all(&dir).expect("removed");
+    }
 }

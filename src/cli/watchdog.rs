@@ -1,13 +1,16 @@
-//! The memory limit's last line of defence while a game grounds.
+//! The memory limit's and the deadline's last line of defence while a game grounds.
 //!
-//! The engine stops cleanly at `--max-memory` when its workers check, between their steps.
+//! The engine stops cleanly at `--max-memory` and `--deadline` when its workers check, between
+//! their steps.
 //! A worker deep in one long step of differential-dataflow (a join that makes millions of
 //! rows at once, a merge of big arrangements) does not check, and a game whose relaxed
 //! closure explodes can outgrow the machine before it does: sudoku went past the 17.7 GiB
-//! limit to the kernel's kill at 24 GB. So while a game grounds, a timer signal every 50 ms
-//! reads the process's peak memory and, once it is past the limit by a twentieth (the
-//! engine's own stop comes first when it can), writes the limit's error and exits with
-//! code 2. Nothing is written while a game grounds, so no partial output is left behind.
+//! limit to the kernel's kill at 24 GB. Nor does the building of the ground program after the
+//! dataflow (alexChess: 45 s of its 82). So while a game grounds, a timer signal every 50 ms
+//! reads the process's peak memory and the clock and, once the memory is past the limit by a
+//! twentieth (the engine's own stop comes first when it can) or the deadline has passed,
+//! writes the error and exits with code 2 or 3. Nothing is written while a game grounds, so
+//! no partial output is left behind.
 //!
 //! Why a signal and not a thread: a second thread makes glibc's allocator take its locks
 //! on every call from then on, which cost small games 3–7 % of their run (3pttc, hyperfine
@@ -15,17 +18,22 @@
 //! The handler does only what a signal handler may (`getrusage`, `write`, `_exit`), and
 //! `SA_RESTART` resumes the system calls it interrupts.
 
-use super::EXIT_USAGE;
+use super::{EXIT_DEADLINE, EXIT_USAGE};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 /// How often the watchdog reads the memory, in microseconds.
 const POLL_US: libc::suseconds_t = 50_000;
 
 /// The peak resident bytes past which the handler stops the process (`u64::MAX`: none).
 static THRESHOLD: AtomicU64 = AtomicU64::new(u64::MAX);
-/// The error the handler writes (the game's name and the limit, rendered beforehand).
-static MESSAGE: OnceLock<Vec<u8>> = OnceLock::new();
+/// The monotonic clock's nanoseconds at which the handler stops the process (`u64::MAX`:
+/// never).
+static DEADLINE: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The errors the handler writes for the memory and for the deadline (the game's name and
+/// the limit, rendered beforehand).
+static MESSAGES: OnceLock<[Vec<u8>; 2]> = OnceLock::new();
 
 /// A running watchdog; it stops when dropped.
 pub struct Watchdog {
@@ -33,18 +41,29 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Watches the memory of a grounding of `game` (its name, for the error) against
-    /// `limit` bytes; with no limit, watches nothing.
-    pub fn start(limit: Option<u64>, game: &str) -> Watchdog {
-        let Some(limit) = limit else {
+    /// Watches the memory of a grounding of `game` (its name, for the errors) against
+    /// `limit` bytes and the clock against `deadline`; with neither, watches nothing.
+    pub fn start(limit: Option<u64>, deadline: Option<Instant>, game: &str) -> Watchdog {
+        let at = deadline.and_then(|d| {
+            let left = d.saturating_duration_since(Instant::now()).as_nanos();
+            monotonic_ns()?.checked_add(u64::try_from(left).ok()?)
+        });
+        if limit.is_none() && at.is_none() {
             return Watchdog { armed: false };
-        };
-        let message = format!("{game}: {}", gdlground::grounding::memory_error(limit));
-        if MESSAGE.set(message.into_bytes()).is_err() {
+        }
+        let memory = limit.map_or(String::new(), gdlground::grounding::memory_error);
+        let late = gdlground::grounding::DEADLINE_ERROR;
+        let messages = [memory, late.into()].map(|m| format!("{game}: {m}").into_bytes());
+        if MESSAGES.set(messages).is_err() {
             // One grounding per process: a second one is not watched.
             return Watchdog { armed: false };
         }
-        THRESHOLD.store(limit + limit / 20, Ordering::Relaxed);
+        if let Some(limit) = limit {
+            THRESHOLD.store(limit + limit / 20, Ordering::Relaxed);
+        }
+        if let Some(at) = at {
+            DEADLINE.store(at, Ordering::Relaxed);
+        }
         // SAFETY: sigaction installs `on_timer`, which only makes async-signal-safe calls,
         // and setitimer arms the process's real-time timer; both only read what they are
         // given.
@@ -64,6 +83,7 @@ impl Drop for Watchdog {
         if self.armed {
             // The handler stays (a signal already on its way finds it) but does nothing.
             THRESHOLD.store(u64::MAX, Ordering::Relaxed);
+            DEADLINE.store(u64::MAX, Ordering::Relaxed);
             // SAFETY: as in `start`; an interval of 0 disarms the timer.
             unsafe { set_timer(0) };
         }
@@ -86,23 +106,39 @@ unsafe fn set_timer(us: libc::suseconds_t) -> bool {
     libc::setitimer(libc::ITIMER_REAL, &timer, std::ptr::null_mut()) == 0
 }
 
-/// The SIGALRM handler: past the threshold, write the error and exit.
+/// The monotonic clock in nanoseconds (`clock_gettime`, async-signal-safe).
+fn monotonic_ns() -> Option<u64> {
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let now = unsafe {
+        let mut now: libc::timespec = std::mem::zeroed();
+        (libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) == 0).then_some(now)?
+    };
+    Some((now.tv_sec as u64).saturating_mul(1_000_000_000) + now.tv_nsec as u64)
+}
+
+/// The SIGALRM handler: past the memory threshold or the deadline, write the error and exit.
 extern "C" fn on_timer(_: libc::c_int) {
+    let late = monotonic_ns().is_some_and(|now| now >= DEADLINE.load(Ordering::Relaxed));
     let limit = THRESHOLD.load(Ordering::Relaxed);
-    // SAFETY: getrusage, write and _exit are async-signal-safe; the message is immutable
+    // SAFETY: getrusage, write and _exit are async-signal-safe; the messages are immutable
     // once set.
     unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
-            return;
-        }
         // Linux reports ru_maxrss in kibibytes.
-        if (usage.ru_maxrss as u64).saturating_mul(1024) <= limit {
-            return;
+        let over = libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0
+            && (usage.ru_maxrss as u64).saturating_mul(1024) > limit;
+        let (message, code) = match (over, late) {
+            (true, _) => (0, EXIT_USAGE),
+            (false, true) => (1, EXIT_DEADLINE),
+            (false, false) => return,
+        };
+        if let Some(messages) = MESSAGES.get() {
+            libc::write(
+                2,
+                messages[message].as_ptr().cast(),
+                messages[message].len(),
+            );
         }
-        if let Some(message) = MESSAGE.get() {
-            libc::write(2, message.as_ptr().cast(), message.len());
-        }
-        libc::_exit(EXIT_USAGE);
+        libc::_exit(code);
     }
 }

@@ -214,12 +214,15 @@ impl GroundError {
             }
             GroundError::Engine(EngineError::TooMuchMemory(limit)) => memory_error(*limit),
             GroundError::Engine(EngineError::TooManyAtoms) => "error: more atoms than --max-atoms allows\n  hint: raise --max-atoms if the machine has the memory\n".into(),
-            GroundError::Engine(EngineError::Deadline) => "error: the deadline passed before grounding finished\n".into(),
+            GroundError::Engine(EngineError::Deadline) => DEADLINE_ERROR.into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),
             GroundError::Engine(EngineError::Unsupported(m)) => format!("error: {m}\n  hint: `gdlground ground` grounds it from scratch\n"),
         }
     }
 }
+
+/// The error of a grounding that passed its deadline.
+pub const DEADLINE_ERROR: &str = "error: the deadline passed before grounding finished\n";
 
 /// The error of a grounding that passed the memory limit of `limit` bytes, with its hint.
 pub fn memory_error(limit: u64) -> String {
