@@ -114,13 +114,17 @@ impl EngineArgs {
                 }
                 _ => gdlground::engine::default_max_memory(),
             },
-            deadline: self
-                .deadline
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(|s| start + Duration::from_secs_f64(s)),
+            deadline: self.deadline(start),
             project_locals: !self.keep_locals,
             progress: None,
         }
+    }
+
+    /// The instant `--deadline` names, counted from `start`.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        (self.deadline)
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| start + Duration::from_secs_f64(s))
     }
 
     /// The superset mode these flags ask for; with `--trace`, rounds print on stderr.
@@ -249,8 +253,7 @@ pub fn run(args: &Args) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let deadline = args.engine.options(start).deadline;
-    let written = output::write_until(&args.output, deadline, |out| {
+    let written = output::write_until(&args.output, args.engine.deadline(start), |out| {
         rendering.write(&grounded, &game.program, out)
     });
     match written {

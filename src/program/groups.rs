@@ -23,17 +23,17 @@
 //! relation's arguments). A group is projected when it eliminates more variables than it
 //! keeps: each eliminated variable multiplies the rule's instances by its values unless the
 //! separator determines it, and a group that keeps fewer variables than it drops cannot be
-//! determined by them throughout when its literals are independent. A separator of
-//! one or two head variables counts as keeping none: every instance has them already, and
-//! an auxiliary relation over them has no more dimensions than a face of the head (racer4's
+//! determined by them throughout when its literals are independent. A separator of one or
+//! two head variables counts as keeping none: every instance has them already, and an
+//! auxiliary relation over them has no more dimensions than a face of the head (racer4's
 //! `legal_speed(P, N1, N2) :- true(velx(P, D1)) & pmone(D1, N1) & …` keeps P and N1 and drops
 //! D1; it had 92 million instances). Any other separator counts all its free variables: an
 //! auxiliary relation over head variables and others can outgrow the rule (god's chain of
 //! neighbour counts: 1.4 million instances against the rule's 173 thousand), and so can one
 //! over more head variables, which the rest of the rule restricts and the group does not
 //! (ttcc4's jump from (X1, Y1) over (X2, Y2), every pair of cells: 19 thousand instances
-//! against 2 thousand). A group that shares no variable with the rest of the rule must drop two free
-//! variables (see [`Body::projectable`]). A chain whose variables are pinned by its
+//! against 2 thousand). A group that shares no variable with the rest of the rule must drop
+//! two free variables (see [`Body::projectable`]). A chain whose variables are pinned by its
 //! neighbours (connect four's `cell(X, Y1, P) & succ(Y1, Y2) & cell(X, Y2, P) & …`) never
 //! eliminates more than it keeps, and is left as it is: an auxiliary relation there only
 //! adds rules. The group must also leave the rest of the rule a variable of its own
@@ -86,16 +86,14 @@ struct Body {
     dependencies: Vec<Vec<(Vec<VarId>, VarId)>>,
     /// Every variable of the rule, head first.
     all: Vec<VarId>,
-    /// The head's variables.
-    head: Vec<VarId>,
     /// The variables a group may eliminate: those not in the head, in order of occurrence.
     candidates: Vec<VarId>,
 }
 
 /// A group: the variables it eliminates, its literals and its separator, and its score:
-/// the separator's free variables (none if it is one or two of the head's), less the eliminated
-/// variables the separator leaves free (through the group's functional dependencies); a
-/// group is worth projecting below zero.
+/// the separator's free variables (none if it is one or two of the head's), less the
+/// eliminated variables the separator leaves free (through the group's functional
+/// dependencies); a group is worth projecting below zero.
 #[derive(Clone)]
 struct Grown {
     eliminated: Vec<VarId>,
@@ -116,7 +114,6 @@ impl Body {
                 .collect(),
             dependencies: rule.body.iter().map(|l| dependencies.of(l)).collect(),
             candidates: all[heads..].to_vec(),
-            head: all[..heads].to_vec(),
             vars,
             all,
         })
@@ -143,7 +140,8 @@ impl Body {
         let within: Vec<_> = (literals.iter())
             .flat_map(|&j| self.dependencies[j].iter().cloned())
             .collect();
-        let in_head = separator.iter().all(|v| self.head.contains(v));
+        let head = &self.all[..self.all.len() - self.candidates.len()];
+        let in_head = separator.iter().all(|v| head.contains(v));
         let kept = match in_head && separator.len() <= 2 {
             true => 0,
             false => free(&separator, &[], &within) as isize,
