@@ -14,6 +14,7 @@ pub mod hash;
 pub mod load;
 pub mod memory;
 pub mod oracle;
+pub mod parallel;
 pub mod program;
 pub mod progress;
 pub mod reason;

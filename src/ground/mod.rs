@@ -8,13 +8,16 @@
 
 use crate::engine::{Instance, Instantiation, Row};
 use crate::graph::Lists;
-use crate::hash::{FastMap, FastSet};
+use crate::hash::FastSet;
+use crate::parallel;
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
 
+mod index;
 mod patch;
 mod rules;
 
+use index::AtomIndex;
 pub use patch::{carried_atoms, rule_key, Carried, Patch, Patched, Support};
 pub use rules::{GroundLiteral, Rule, Rules};
 
@@ -76,11 +79,7 @@ impl GroundProgram {
         atom_keys: Option<&[u64]>,
     ) -> (GroundProgram, Support) {
         let atoms = instantiation.atoms.clone();
-        let index: FastMap<(RelId, &[Token]), AtomId> = atoms
-            .iter()
-            .enumerate()
-            .map(|(i, (r, row))| ((*r, &row[..]), i as AtomId))
-            .collect();
+        let index = AtomIndex::new(&instantiation.atoms, threads);
         let mut is_fact: Vec<bool> = (atoms.iter())
             .map(|(rel, _)| instantiation.is_static[*rel as usize])
             .collect();
@@ -94,25 +93,13 @@ impl GroundProgram {
         }
         let (index, static_facts) = (&index, &is_fact);
         let build_group = move |parts: Vec<_>| {
-            let lookup = |rel, args: &[Token]| index.get(&(rel, args)).copied();
+            let lookup = |rel, args: &[Token]| index.get(rel, args);
             rules_of(parts.into_iter().flatten(), lookup, static_facts)
         };
         let mut rules = Rules::default();
-        if threads == 1 {
-            // One worker: build on this thread, sparing a thread start and its fresh arena.
-            groups
-                .into_iter()
-                .for_each(|parts| rules.append(build_group(parts)));
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (groups.into_iter())
-                    .map(|parts| scope.spawn(move || build_group(parts)))
-                    .collect();
-                for handle in handles {
-                    rules.append(handle.join().expect("a ground stage thread panicked"));
-                }
-            });
-        }
+        parallel::map_parts(groups, build_group)
+            .into_iter()
+            .for_each(|part| rules.append(part));
         let read_false = propagate(&mut rules, &mut is_fact, &given);
         let mut support = Support::default();
         if let Some(keys) = atom_keys {

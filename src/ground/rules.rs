@@ -3,6 +3,7 @@
 
 use super::AtomId;
 use crate::graph::Lists;
+use crate::parallel;
 
 /// A body literal: whether negated, and the atom.
 pub type GroundLiteral = (bool, AtomId);
@@ -116,9 +117,6 @@ impl Rules {
     ) -> (Rules, Vec<X>) {
         let (order, starts) = self.by_head();
         let threads = threads.clamp(1, (self.len() / MIN_RULES_PER_THREAD).max(1));
-        if threads == 1 {
-            return then(self.sorted_part(&order));
-        }
         // Part t ends at the first head whose rules start at or past t/threads of all rules.
         let mut cuts: Vec<usize> = (1..threads)
             .map(|t| starts[starts.partition_point(|&s| s < t * self.len() / threads)])
@@ -126,20 +124,11 @@ impl Rules {
         cuts.insert(0, 0);
         cuts.push(self.len());
         let (mut sorted, mut found) = (Rules::default(), Vec::new());
-        let (rules, order, then) = (&self, &order, &then);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = (cuts.windows(2))
-                .map(|w| {
-                    let part = &order[w[0]..w[1]];
-                    scope.spawn(move || then(rules.sorted_part(part)))
-                })
-                .collect();
-            for part in parts {
-                let (part, more) = part.join().expect("a sorting thread panicked");
-                sorted.append(part);
-                found.extend(more);
-            }
-        });
+        let parts: Vec<&[u32]> = cuts.windows(2).map(|w| &order[w[0]..w[1]]).collect();
+        for (part, more) in parallel::map_parts(parts, |part| then(self.sorted_part(part))) {
+            sorted.append(part);
+            found.extend(more);
+        }
         (sorted, found)
     }
 
