@@ -9,6 +9,7 @@ use super::tally::{positive, Tally};
 use super::templates::Templates;
 use super::{EngineError, Instances, Instantiation, Limits, Options};
 use crate::hash::{FastMap, FastSet};
+use crate::parallel;
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 use crate::progress::Stage;
@@ -143,7 +144,9 @@ pub fn gather(
                 .map(|(rel, row)| (plan.original(rel), row)),
         )
         .collect();
-    atoms.sort_unstable();
+    // A few runs already in order (each relation's rows, the run's atoms): the stable sort
+    // finds them and merges them.
+    atoms.sort();
     atoms.dedup();
     Instantiation {
         atoms,
@@ -218,9 +221,10 @@ struct Rounds {
     removed: Mutex<Vec<Vec<usize>>>,
 }
 
-/// What a worker gathers: atoms by relation, with multiplicities, instances, and the rows it
-/// retracted from shrinking relations.
-type Gathered = (Vec<(RelId, Row, Diff)>, Instances, Vec<(RelId, Row)>);
+/// What a worker gathers: its atoms (those whose updates add up to a positive number on it,
+/// sorted), instances, and the rows it retracted from shrinking relations. A worker's count
+/// of an atom is never negative, so an atom is in S* exactly when some worker keeps it.
+type Gathered = (Vec<(RelId, Row)>, Instances, Vec<(RelId, Row)>);
 
 /// What a run yields: atoms of the relations it computes (consolidated, sorted), instances
 /// and the rows retracted from shrinking relations.
@@ -424,7 +428,7 @@ pub fn run(
         if !l.stopped() {
             step_until(worker, &|| probe.done());
         }
-        let atoms = std::mem::take(&mut *atoms.borrow_mut());
+        let atoms: Vec<_> = positive(std::mem::take(&mut *atoms.borrow_mut())).collect();
         let mut instances = Instances::default();
         let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
         for (r, row) in tally.bindings() {
@@ -451,14 +455,18 @@ pub fn run(
     let mut all_retracted = Vec::new();
     for result in execute(workers, work)? {
         let (a, i, r) = result.map_err(EngineError::Worker)?;
-        all_atoms.extend(a);
+        all_atoms.push(a);
         all_instances.append(i);
         all_retracted.extend(r);
     }
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
     }
-    Ok((positive(all_atoms).collect(), all_instances, all_retracted))
+    Ok((
+        parallel::merge_sorted(all_atoms),
+        all_instances,
+        all_retracted,
+    ))
 }
 
 /// Runs `work` on `workers` timely workers and returns what each gathered. One worker runs
