@@ -124,6 +124,42 @@ fn two_workers_write_byte_identical_output() {
     }
 }
 
+/// A game of `n` numbers whose `pair` rule has `n`² ground instances: with `n` in the
+/// hundreds, more rules than the writer spells at a time.
+fn many_pairs(n: usize) -> String {
+    let mut game = String::from(
+        "(role p) (init (c 0)) (legal p go) (<= terminal (true (c 1))) (goal p 100)\n\
+         (<= (next (c ?y)) (true (c ?x)) (num ?y))\n\
+         (<= (pair ?x ?y) (true (c ?x)) (true (c ?y)) (not (does p go)))\n",
+    );
+    for i in 0..n {
+        game.push_str(&format!("(num {i})\n"));
+    }
+    game
+}
+
+#[test]
+fn workers_write_byte_identical_output_over_many_writer_parts() {
+    let dir = scratch("many-pairs");
+    let game = dir.join("pairs.kif");
+    std::fs::write(&game, many_pairs(330)).unwrap();
+    let game = game.to_str().unwrap();
+    let one = gdlground(&["ground", game, "-w", "1", "--stats=json"]);
+    let stats = String::from_utf8_lossy(&one.stderr);
+    assert!(one.status.success(), "{stats}");
+    let stats: serde_json::Value = serde_json::from_str(&stats).expect("the stats are JSON");
+    // Three workers spell 3 × 2^15 rules a part at a time: more than that, for several.
+    assert!(stats["rules"].as_u64() > Some(3 << 15), "{stats}");
+    let lines = one.stdout.iter().filter(|&&b| b == b'\n').count() as u64;
+    let written = stats["facts"].as_u64().zip(stats["rules"].as_u64());
+    assert_eq!(written.map(|(f, r)| f + r), Some(lines), "a line per fact and rule");
+    for workers in ["2", "3"] {
+        let more = gdlground(&["ground", game, "-w", workers]);
+        assert!(more.status.success(), "{}", String::from_utf8_lossy(&more.stderr));
+        assert!(one.stdout == more.stdout, "-w {workers} wrote another text");
+    }
+}
+
 /// Grounds tests/data/growing.kif (a closure that never ends) into a scratch file with
 /// `flags`: the exit code and stderr, after checking that the failed run left no file.
 fn ground_growing(scratch_name: &str, flags: &[&str]) -> (Option<i32>, String) {

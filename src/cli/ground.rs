@@ -105,7 +105,7 @@ impl EngineArgs {
     /// The engine options these flags ask for, the deadline counted from `start`.
     pub fn options(&self, start: Instant) -> Options {
         Options {
-            workers: self.workers.max(1),
+            workers: self.workers(),
             max_depth: self.max_depth,
             max_atoms: self.max_atoms,
             max_memory: match self.max_memory {
@@ -118,6 +118,11 @@ impl EngineArgs {
             project_locals: !self.keep_locals,
             progress: None,
         }
+    }
+
+    /// The worker threads asked for, at least one.
+    pub fn workers(&self) -> usize {
+        self.workers.max(1)
     }
 
     /// The instant `--deadline` names, counted from `start`.
@@ -249,7 +254,7 @@ pub fn run(args: &Args) -> i32 {
     };
     let program = grounded.program(&game.program);
     let counts = grounded.ground.counts(program);
-    let rendering = match Rendering::new(args.format, &game) {
+    let rendering = match Rendering::new(args.format, &game, args.engine.workers()) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -290,12 +295,18 @@ pub fn run(args: &Args) -> i32 {
 pub struct Rendering {
     format: Option<FormatArg>,
     notation: Notation,
+    /// Threads that spell the text (the worker count).
+    threads: usize,
 }
 
 impl Rendering {
-    /// The rendering `format` asks for (default: the game's own syntax); an error (printed,
-    /// with the exit code) if the game cannot be written so.
-    pub fn new(format: Option<FormatArg>, game: &gdlground::Game) -> Result<Rendering, i32> {
+    /// The rendering `format` asks for (default: the game's own syntax), spelled on `threads`
+    /// threads; an error (printed, with the exit code) if the game cannot be written so.
+    pub fn new(
+        format: Option<FormatArg>,
+        game: &gdlground::Game,
+        threads: usize,
+    ) -> Result<Rendering, i32> {
         let notation = match format {
             Some(FormatArg::Kif) if game.program.model == Model::Operations => {
                 eprintln!(
@@ -314,7 +325,11 @@ impl Rendering {
                 return Err(EXIT_USAGE);
             }
         }
-        Ok(Rendering { format, notation })
+        Ok(Rendering {
+            format,
+            notation,
+            threads,
+        })
     }
 
     /// The notation atoms are written in.
@@ -363,7 +378,7 @@ impl Rendering {
             }
             _ => {
                 let atoms = AtomText::new(program, &grounded.encoding, self.notation);
-                write::ground::write_text(&grounded.ground, &atoms, out)
+                write::ground::write_text(&grounded.ground, &atoms, self.threads, out)
             }
         }
     }

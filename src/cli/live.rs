@@ -53,7 +53,7 @@ impl LiveRun {
         let session = Session::start(&game.program, options);
         drop(watchdog);
         let session = session.map_err(|e| report(game, &e))?;
-        let rendering = Rendering::new(format, game)?;
+        let rendering = Rendering::new(format, game, options.workers)?;
         let mut output = Output {
             rendering,
             path: output.to_path_buf(),

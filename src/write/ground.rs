@@ -4,6 +4,7 @@ use super::Notation;
 use crate::engine::Row;
 use crate::ground::{AtomId, Counts, GroundProgram};
 use crate::grounding::LoopReport;
+use crate::parallel;
 use crate::program::encoding::{Encoding, Token};
 use crate::program::operations::EffectKind;
 use crate::program::{Program, RelId};
@@ -69,26 +70,41 @@ impl<'a> AtomText<'a> {
 /// rules as ground operations `action :: conditions ==> effects`.
 pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
     let mut out = Vec::new();
-    write_text(ground, atoms, &mut out).expect("writing to memory does not fail");
+    write_text(ground, atoms, 1, &mut out).expect("writing to memory does not fail");
     String::from_utf8(out).expect("atom names are UTF-8")
 }
 
-/// Writes [`text`] to `out` line by line, without building it in memory.
+/// How many rules one thread spells before the lines are written: enough to pay for a
+/// thread start many times over, few enough to keep the text in memory small.
+const RULES_PER_PART: usize = 1 << 15;
+
+/// Writes [`text`] to `out` without building it in memory, spelling atoms and rules on
+/// `threads` threads; the text does not depend on `threads`.
 pub fn write_text(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
+    threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let names = names(ground, atoms);
-    let mut line = String::new();
+    let threads = threads.max(1);
+    let names = names(ground, atoms, threads);
     for &f in &ground.facts {
         out.write_all(names[f as usize].as_bytes())?;
         out.write_all(b"\n")?;
     }
-    for rule in ground.rules.iter() {
-        line.clear();
-        rule_line(ground, atoms, &names, rule, &mut line);
-        out.write_all(line.as_bytes())?;
+    let (rules, batch) = (ground.rules.len(), RULES_PER_PART * threads);
+    for start in (0..rules).step_by(batch) {
+        let parts = parallel::split(start..rules.min(start + batch), threads);
+        let texts = parallel::map_parts(parts, |part| {
+            let mut text = String::new();
+            for r in part {
+                rule_line(ground, atoms, &names, ground.rules.get(r), &mut text);
+            }
+            text
+        });
+        for text in texts {
+            out.write_all(text.as_bytes())?;
+        }
     }
     Ok(())
 }
@@ -101,7 +117,7 @@ pub fn lines(
     facts: &[AtomId],
     rules: &[usize],
 ) -> Vec<String> {
-    let names = names(ground, atoms);
+    let names = names(ground, atoms, 1);
     let mut out: Vec<String> = facts.iter().map(|&f| names[f as usize].clone()).collect();
     for &r in rules {
         let mut line = String::new();
@@ -111,15 +127,19 @@ pub fn lines(
     out
 }
 
-/// The text of every atom of `ground`, by id.
-fn names(ground: &GroundProgram, atoms: &AtomText<'_>) -> Vec<String> {
-    (ground.atoms.iter())
-        .map(|(rel, args)| {
-            let mut s = String::new();
-            atoms.atom(*rel, args, &mut s);
-            s
-        })
-        .collect()
+/// The text of every atom of `ground`, by id, spelled on `threads` threads.
+fn names(ground: &GroundProgram, atoms: &AtomText<'_>, threads: usize) -> Vec<String> {
+    let parts = parallel::split(0..ground.atoms.len(), threads);
+    let spelled = parallel::map_parts(parts, |part| {
+        (ground.atoms[part].iter())
+            .map(|(rel, args)| {
+                let mut s = String::new();
+                atoms.atom(*rel, args, &mut s);
+                s
+            })
+            .collect::<Vec<_>>()
+    });
+    spelled.into_iter().flatten().collect()
 }
 
 /// Appends the line of `rule` (an operation's instance as a ground operation), `names` the
