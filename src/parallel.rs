@@ -31,6 +31,53 @@ pub fn split(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Makes parts `0..count` with `make` on `threads` threads (part `i` on thread `i` mod
+/// `threads`, each thread at most a part ahead of the one being taken) and hands them to
+/// `take` in order on this thread: taking one part (writing it) overlaps making the next
+/// ones. `make` fills a buffer that may hold an earlier part, which it clears first: the
+/// buffers go back to their thread once taken, so only a few exist and none is freed by
+/// another thread than the one that grew it. Stops at the first error of `take`.
+pub fn in_order<T: Send + Default, E>(
+    count: usize,
+    threads: usize,
+    make: impl Fn(usize, &mut T) + Sync,
+    mut take: impl FnMut(&T) -> Result<(), E>,
+) -> Result<(), E> {
+    if threads <= 1 {
+        let mut buffer = T::default();
+        return (0..count).try_for_each(|i| {
+            make(i, &mut buffer);
+            take(&buffer)
+        });
+    }
+    let make = &make;
+    std::thread::scope(|scope| {
+        let channels: Vec<_> = (0..threads)
+            .map(|t| {
+                let (send, made) = std::sync::mpsc::sync_channel::<T>(1);
+                let (give_back, back) = std::sync::mpsc::channel::<T>();
+                // A failed send means the taker stopped: so does the thread.
+                scope.spawn(move || {
+                    (t..count).step_by(threads).try_for_each(|i| {
+                        let mut buffer = back.try_recv().unwrap_or_default();
+                        make(i, &mut buffer);
+                        send.send(buffer)
+                    })
+                });
+                (made, give_back)
+            })
+            .collect();
+        (0..count).try_for_each(|i| {
+            let (made, give_back) = &channels[i % threads];
+            let part = made.recv().expect("a worker thread panicked");
+            take(&part)?;
+            // The thread may have finished: then the buffer is simply dropped.
+            let _ = give_back.send(part);
+            Ok(())
+        })
+    })
+}
+
 /// Sorted lists, each without duplicates, merged into one sorted list without duplicates.
 pub fn merge_sorted<T: Ord>(lists: Vec<Vec<T>>) -> Vec<T> {
     lists.into_iter().reduce(merge_two).unwrap_or_default()
@@ -71,6 +118,43 @@ mod tests {
             assert_eq!(
                 map_parts(parts, |p| p * 10),
                 (0..n).map(|p| p * 10).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn parts_are_taken_in_order_and_an_error_stops_the_makers() {
+        for threads in [1, 2, 3] {
+            let mut taken = Vec::new();
+            let done: Result<(), ()> = in_order(
+                50,
+                threads,
+                |i, out: &mut usize| *out = i * i,
+                |&x| {
+                    taken.push(x);
+                    Ok(())
+                },
+            );
+            assert_eq!(done, Ok(()));
+            assert_eq!(
+                taken,
+                (0..50).map(|i| i * i).collect::<Vec<_>>(),
+                "{threads}"
+            );
+            let made = std::sync::atomic::AtomicUsize::new(0);
+            let stopped = in_order(
+                10_000,
+                threads,
+                |i, out: &mut usize| {
+                    made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    *out = i;
+                },
+                |&i| if i == 7 { Err(i) } else { Ok(()) },
+            );
+            assert_eq!(stopped, Err(7));
+            assert!(
+                made.into_inner() < 100,
+                "the makers stop soon after an error"
             );
         }
     }

@@ -152,10 +152,18 @@ fn workers_write_byte_identical_output_over_many_writer_parts() {
     assert!(stats["rules"].as_u64() > Some(3 << 15), "{stats}");
     let lines = one.stdout.iter().filter(|&&b| b == b'\n').count() as u64;
     let written = stats["facts"].as_u64().zip(stats["rules"].as_u64());
-    assert_eq!(written.map(|(f, r)| f + r), Some(lines), "a line per fact and rule");
+    assert_eq!(
+        written.map(|(f, r)| f + r),
+        Some(lines),
+        "a line per fact and rule"
+    );
     for workers in ["2", "3"] {
         let more = gdlground(&["ground", game, "-w", workers]);
-        assert!(more.status.success(), "{}", String::from_utf8_lossy(&more.stderr));
+        assert!(
+            more.status.success(),
+            "{}",
+            String::from_utf8_lossy(&more.stderr)
+        );
         assert!(one.stdout == more.stdout, "-w {workers} wrote another text");
     }
 }

@@ -287,6 +287,10 @@ pub fn run(args: &Args) -> i32 {
         ),
         None => {}
     }
+    // The process exits next, which hands its memory back at once: freeing the game and
+    // millions of ground rules piece by piece would only add time (alexChess__v1: 0.15 s).
+    std::mem::forget(grounded);
+    std::mem::forget(game);
     0
 }
 

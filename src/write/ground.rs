@@ -74,39 +74,34 @@ pub fn text(ground: &GroundProgram, atoms: &AtomText<'_>) -> String {
     String::from_utf8(out).expect("atom names are UTF-8")
 }
 
-/// How many rules one thread spells before the lines are written: enough to pay for a
-/// thread start many times over, few enough to keep the text in memory small.
+/// How many rules a thread spells at a time: enough to make handing the text over cheap,
+/// few enough to keep the text in memory small.
 const RULES_PER_PART: usize = 1 << 15;
 
 /// Writes [`text`] to `out` without building it in memory, spelling atoms and rules on
-/// `threads` threads; the text does not depend on `threads`.
+/// `threads` threads while this one writes; the text does not depend on `threads`.
 pub fn write_text(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
     threads: usize,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let threads = threads.max(1);
     let names = names(ground, atoms, threads);
     for &f in &ground.facts {
         out.write_all(names[f as usize].as_bytes())?;
         out.write_all(b"\n")?;
     }
-    let (rules, batch) = (ground.rules.len(), RULES_PER_PART * threads);
-    for start in (0..rules).step_by(batch) {
-        let parts = parallel::split(start..rules.min(start + batch), threads);
-        let texts = parallel::map_parts(parts, |part| {
-            let mut text = String::new();
-            for r in part {
-                rule_line(ground, atoms, &names, ground.rules.get(r), &mut text);
-            }
-            text
-        });
-        for text in texts {
-            out.write_all(text.as_bytes())?;
+    let rules = ground.rules.len();
+    let spell = |part: usize, text: &mut String| {
+        text.clear();
+        for r in part * RULES_PER_PART..rules.min((part + 1) * RULES_PER_PART) {
+            rule_line(ground, atoms, &names, ground.rules.get(r), text);
         }
-    }
-    Ok(())
+    };
+    let parts = rules.div_ceil(RULES_PER_PART);
+    parallel::in_order(parts, threads, spell, |text: &String| {
+        out.write_all(text.as_bytes())
+    })
 }
 
 /// The lines [`text`] writes for the facts `facts` and the rules `rules` (indices into
