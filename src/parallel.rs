@@ -2,6 +2,7 @@
 //! input into parts and run each part on its own scoped thread, results kept in part order
 //! so that the output never depends on the thread count.
 
+use std::cmp::Ordering;
 use std::ops::Range;
 
 /// `f` applied to each of `parts`, each on its own scoped thread (a single part runs on this
@@ -91,14 +92,12 @@ fn merge_two<T: Ord>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
     while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-        let order = x.cmp(y);
-        if order.is_le() {
-            out.extend(a.next());
-        }
-        if order.is_ge() {
-            let y = b.next();
-            if order.is_gt() {
-                out.extend(y);
+        match x.cmp(y) {
+            Ordering::Less => out.extend(a.next()),
+            Ordering::Greater => out.extend(b.next()),
+            Ordering::Equal => {
+                out.extend(a.next());
+                b.next();
             }
         }
     }

@@ -148,7 +148,8 @@ fn workers_write_byte_identical_output_over_many_writer_parts() {
     let stats = String::from_utf8_lossy(&one.stderr);
     assert!(one.status.success(), "{stats}");
     let stats: serde_json::Value = serde_json::from_str(&stats).expect("the stats are JSON");
-    // Three workers spell 3 × 2^15 rules a part at a time: more than that, for several.
+    // Parts of 2^15 rules, part i on thread i mod N: more than three parts, so that each of
+    // three threads spells several.
     assert!(stats["rules"].as_u64() > Some(3 << 15), "{stats}");
     let lines = one.stdout.iter().filter(|&&b| b == b'\n').count() as u64;
     let written = stats["facts"].as_u64().zip(stats["rules"].as_u64());
