@@ -1,9 +1,11 @@
 //! Work split over threads outside the dataflow: the ground stage and the writers cut their
-//! input into parts and run each part on its own scoped thread, results kept in part order
-//! so that the output never depends on the thread count.
+//! input into parts and run the parts on scoped threads, results kept in part order (or
+//! combined so that order does not matter), so that the output never depends on the thread
+//! count.
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 /// `f` applied to each of `parts`, each on its own scoped thread (a single part runs on this
 /// thread, sparing a thread start and its fresh allocator arena); results in part order.
@@ -20,6 +22,36 @@ pub fn map_parts<P: Send, T: Send>(parts: Vec<P>, f: impl Fn(P) -> T + Sync) -> 
             .map(|h| h.join().expect("a worker thread panicked"))
             .collect()
     })
+}
+
+/// Parts `0..count` done on up to `threads` scoped threads, each thread taking the next part
+/// no thread has taken and doing it with `work` into an accumulator of its own (made by
+/// `init`): parts of uneven cost keep every thread busy to the end, where a fixed share per
+/// thread left one waiting for the other (0.3 s of alexChess__v1's rule building). Returns
+/// the accumulators, one per thread, in no particular order; which parts an accumulator got
+/// depends on timing, so callers must not depend on it. One thread (or one part) runs here.
+pub fn share<A: Send>(
+    count: usize,
+    threads: usize,
+    init: impl Fn() -> A + Sync,
+    work: impl Fn(&mut A, usize) + Sync,
+) -> Vec<A> {
+    let threads = threads.clamp(1, count.max(1));
+    let next = AtomicUsize::new(0);
+    let run = || {
+        let mut acc = init();
+        loop {
+            let i = next.fetch_add(1, AtomicOrdering::Relaxed);
+            if i >= count {
+                return acc;
+            }
+            work(&mut acc, i);
+        }
+    };
+    if threads == 1 {
+        return vec![run()];
+    }
+    map_parts(vec![(); threads], |()| run())
 }
 
 /// `range` cut into `parts` contiguous ranges of about equal length (at least one range;
@@ -118,6 +150,28 @@ mod tests {
                 map_parts(parts, |p| p * 10),
                 (0..n).map(|p| p * 10).collect::<Vec<_>>()
             );
+        }
+    }
+
+    /// Every part is done exactly once, by one of at most `threads` accumulators, whatever
+    /// the costs of the parts; no part at all leaves one empty accumulator.
+    #[test]
+    fn shared_parts_are_each_done_once() {
+        for (count, threads) in [(0, 2), (1, 3), (7, 1), (100, 2), (100, 3), (3, 8)] {
+            let accs = share(count, threads, Vec::new, |acc: &mut Vec<usize>, i| {
+                // Uneven costs: every tenth part takes a while.
+                if i % 10 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                acc.push(i);
+            });
+            assert!(
+                !accs.is_empty() && accs.len() <= threads.max(1),
+                "{count} {threads}"
+            );
+            let mut done: Vec<usize> = accs.into_iter().flatten().collect();
+            done.sort_unstable();
+            assert_eq!(done, (0..count).collect::<Vec<_>>(), "{count} {threads}");
         }
     }
 

@@ -4,14 +4,22 @@
 //! literals, each a small vector of tokens, they cost ~300 bytes each and dominated peak
 //! memory. Packed, an instance is its tokens and a few counts:
 //! `rule, head_rel, head_len, head…, literals, then per literal rel·2+negated, len, args…`.
+//! Arenas are closed at [`ARENA_TOKENS`], so they are also the parts, of about equal size,
+//! that the ground stage's threads share.
 
 use crate::program::encoding::Token;
 use crate::program::RelId;
 
+/// Tokens past which an arena is closed: the next instance starts a new one. Parts this size
+/// (4 MiB) let threads share the work evenly (a worker's whole arena as one part left one
+/// thread idle for 0.3 s of alexChess__v1's rule building), and a full arena is never copied
+/// to grow.
+const ARENA_TOKENS: usize = 1 << 20;
+
 /// Instances of rules with dynamic heads, packed (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Instances {
-    /// The arenas (one per worker), each a sequence of whole instances.
+    /// The arenas, each a sequence of whole instances.
     chunks: Vec<Vec<Token>>,
     /// How many instances in all.
     count: usize,
@@ -34,7 +42,7 @@ impl Instances {
     /// Starts an instance of program rule `rule` with head `head_rel(head)` and `literals`
     /// body literals, to be added with [`Instances::literal`].
     pub fn start(&mut self, rule: usize, head_rel: RelId, head: &[Token], literals: usize) {
-        if self.chunks.is_empty() {
+        if self.chunks.last().is_none_or(|c| c.len() >= ARENA_TOKENS) {
             self.chunks.push(Vec::new());
         }
         let arena = self.chunks.last_mut().expect("a chunk");
@@ -70,29 +78,33 @@ impl Instances {
 
     /// The instances, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = Instance<'_>> + '_ {
-        self.parts().flatten()
+        (0..self.part_count()).flat_map(|p| self.part(p))
     }
 
-    /// The instances in parts (one per worker that made some), to process in parallel.
-    pub fn parts(&self) -> impl Iterator<Item = impl Iterator<Item = Instance<'_>> + '_> + '_ {
-        self.chunks.iter().map(|chunk| {
-            let mut rest = &chunk[..];
-            std::iter::from_fn(move || {
-                let (&[rule, head_rel, head_len], tail) = rest.split_first_chunk::<3>()?;
-                let (head, tail) = tail.split_at(head_len as usize);
-                let (&literals, mut tail) = tail.split_first()?;
-                let body_start = tail;
-                for _ in 0..literals {
-                    tail = &tail[2 + tail[1] as usize..];
-                }
-                let body = &body_start[..body_start.len() - tail.len()];
-                rest = tail;
-                Some(Instance {
-                    rule: rule as usize,
-                    head_rel,
-                    head,
-                    body,
-                })
+    /// How many parts the instances come in (see [`Instances::part`]).
+    pub fn part_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The instances of part `p`, one arena: parts of about equal size, to process in
+    /// parallel.
+    pub fn part(&self, p: usize) -> impl Iterator<Item = Instance<'_>> + '_ {
+        let mut rest = &self.chunks[p][..];
+        std::iter::from_fn(move || {
+            let (&[rule, head_rel, head_len], tail) = rest.split_first_chunk::<3>()?;
+            let (head, tail) = tail.split_at(head_len as usize);
+            let (&literals, mut tail) = tail.split_first()?;
+            let body_start = tail;
+            for _ in 0..literals {
+                tail = &tail[2 + tail[1] as usize..];
+            }
+            let body = &body_start[..body_start.len() - tail.len()];
+            rest = tail;
+            Some(Instance {
+                rule: rule as usize,
+                head_rel,
+                head,
+                body,
             })
         })
     }
@@ -149,5 +161,27 @@ mod tests {
                 (1, 2, vec![4, 4, 4], vec![(false, 0x7fff_ffff, vec![8, 8])]),
             ]
         );
+    }
+
+    /// Instances past an arena's size go to new arenas, each instance whole in one: parts
+    /// of about the arena's size, every instance in exactly one, in order.
+    #[test]
+    fn arenas_close_at_their_size_and_keep_instances_whole() {
+        let mut a = Instances::default();
+        let n = 3 * ARENA_TOKENS / 10;
+        for i in 0..n {
+            a.start(i, 1, &[i as Token, 7], 1);
+            a.literal(false, 2, &[i as Token, 1, 2]);
+        }
+        assert!(a.part_count() >= 3, "{}", a.part_count());
+        // An instance is 11 tokens: 3 + 2 of head, 1 count, 2 + 3 for the literal.
+        for p in 0..a.part_count() {
+            let tokens = 11 * a.part(p).count();
+            assert!(tokens < ARENA_TOKENS + 11, "part {p}: {tokens}");
+        }
+        let rules: Vec<usize> = a.iter().map(|i| i.rule).collect();
+        assert_eq!(rules, (0..n).collect::<Vec<_>>());
+        assert!(a.iter().all(|i| i.head == [i.rule as Token, 7]
+            && i.body().eq([(false, 2, &[i.rule as Token, 1, 2][..])])));
     }
 }
