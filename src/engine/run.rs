@@ -428,6 +428,11 @@ pub fn run(
         if !l.stopped() {
             step_until(worker, &|| probe.done());
         }
+        if l.stopped() {
+            // Nothing of a stopped run is used: netting and instantiating what it made would
+            // only take more memory past a limit.
+            return Default::default();
+        }
         let atoms: Vec<_> = positive(std::mem::take(&mut *atoms.borrow_mut())).collect();
         let mut instances = Instances::default();
         let mut ranges: Vec<Ranges> = p.rules.iter().map(|r| Ranges::new(r.vars)).collect();
