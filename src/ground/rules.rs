@@ -262,11 +262,20 @@ mod tests {
     #[test]
     fn concatenated_parts_are_the_rules_in_order() {
         let list: Vec<(AtomId, Vec<GroundLiteral>)> = (0..40u32)
-            .map(|i| (i % 7, (0..i % 4).map(|j| (j % 2 == 0, i * 10 + j)).collect()))
+            .map(|i| {
+                (
+                    i % 7,
+                    (0..i % 4).map(|j| (j % 2 == 0, i * 10 + j)).collect(),
+                )
+            })
             .collect();
         let mut whole = Rules::default();
         list.iter().for_each(|(h, b)| whole.push(*h, b));
-        for cuts in [vec![0, 40], vec![0, 0, 13, 13, 40], vec![0, 5, 6, 30, 40, 40]] {
+        for cuts in [
+            vec![0, 40],
+            vec![0, 0, 13, 13, 40],
+            vec![0, 5, 6, 30, 40, 40],
+        ] {
             for threads in 1..=3 {
                 let parts = (cuts.windows(2))
                     .map(|w| {
