@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Speedup of `-w 2` over `-w 1` on the 10 largest outputs of the corpus report (issue 5's
+# worker goal): for each game, wall time of `gdlground ground GAME -o /dev/null -w N`
+# (/usr/bin/time), ROUNDS rounds alternating binaries and -w 1 / -w 2, then per binary and
+# game the median of each and their ratio, and the median ratio over the 10 games.
+#
+#   bash docs/bench/speedup.sh OUT.txt BINARY [BINARY...]     (ROUNDS=4 by default)
+#
+# Run it on an otherwise idle machine with both cores free; it takes about 7 minutes per
+# binary and round.
+set -euo pipefail
+out=$1
+shift
+games_dir=$(cd "$(dirname "$0")/../../../shared/games" && pwd)
+games="base/alexChess__v1 base/racer4 base/racer4__v1 base/ruleDepthExponential
+base/amazonsTorus base/crissrace base/crisscross chiaras/vectorracer6 base/chineseCheckers6
+libgdl/chinese_checker"
+: >"$out"
+for round in $(seq "${ROUNDS:-4}"); do
+    for game in $games; do
+        for binary in "$@"; do
+            for w in 1 2; do
+                /usr/bin/time -f "$round $game $binary $w %e %M" "$binary" ground \
+                    "$games_dir/$game.kif" -o /dev/null -w "$w" --max-memory 16 \
+                    2>&1 >/dev/null | tail -1 >>"$out"
+            done
+        done
+    done
+done
+# Columns: round, game, binary, workers, seconds, peak KiB.
+python3 - "$out" <<'PY'
+import collections, statistics, sys
+times = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    _, game, binary, w, seconds, _ = line.split()
+    times[binary, game, w].append(float(seconds))
+for binary in dict.fromkeys(b for b, _, _ in times):
+    ratios = []
+    for game in sorted({g for b, g, _ in times if b == binary}):
+        one, two = (statistics.median(times[binary, game, w]) for w in "12")
+        ratios.append(one / two)
+        print(f"{binary} {game:28} -w 1 {one:6.2f} s  -w 2 {two:6.2f} s  {one / two:.2f}x")
+    print(f"{binary} median speedup {statistics.median(ratios):.2f}x")
+PY
