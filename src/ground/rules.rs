@@ -152,7 +152,9 @@ impl Rules {
     ) -> (Rules, Vec<X>) {
         let starts = self.head_starts();
         let len = self.len();
-        let parts = (threads * PARTS_PER_THREAD).clamp(1, (len / MIN_RULES_PER_PART).max(1));
+        // One thread sorts in one part: each part is a pass over all heads.
+        let per_thread = if threads > 1 { PARTS_PER_THREAD } else { 1 };
+        let parts = (threads * per_thread).clamp(1, (len / MIN_RULES_PER_PART).max(1));
         // Part p starts at the first head whose rules start at or past p/parts of all rules.
         let mut cuts: Vec<usize> = (1..parts)
             .map(|p| starts.partition_point(|&s| s < p * len / parts))
@@ -249,8 +251,8 @@ fn body_prefix(body: &[GroundLiteral]) -> u128 {
 /// more than sorting them.
 const MIN_RULES_PER_PART: usize = 50_000;
 
-/// How many parts [`Rules::sorted_then`] makes per thread, so that a thread that is done
-/// early takes another instead of waiting.
+/// How many parts [`Rules::sorted_then`] makes per thread when there are several, so that a
+/// thread that is done early takes another instead of waiting.
 const PARTS_PER_THREAD: usize = 4;
 
 #[cfg(test)]
@@ -290,8 +292,8 @@ mod tests {
     }
 
     /// Sorting by head and packed body prefixes orders and deduplicates exactly as comparing
-    /// rules does, on one thread and on three: bodies of every length up to 6 (so ties past
-    /// the prefix), negations, large atom ids, enough rules for three threads.
+    /// rules does, on one, two and three threads (three parts, so two threads take turns):
+    /// bodies of every length up to 6 (so ties past the prefix), negations, large atom ids.
     #[test]
     fn sorting_by_prefixes_is_sorting_by_rules() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -322,6 +324,8 @@ mod tests {
         reference.sort();
         reference.dedup();
         let sorted = rules.clone().sorted(1);
+        // Two threads take three parts between them; three take one each.
+        assert_eq!(rules.clone().sorted(2), sorted);
         assert_eq!(rules.sorted(3), sorted);
         let got: Vec<(AtomId, Vec<GroundLiteral>)> =
             sorted.iter().map(|r| (r.head, r.body.to_vec())).collect();
