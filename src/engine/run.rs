@@ -425,10 +425,7 @@ pub fn run(
             }
         }
         inputs.into_iter().for_each(|(_, handle)| handle.close());
-        if !l.stopped() {
-            step_until(worker, &|| probe.done());
-        }
-        if l.stopped() {
+        if l.stopped() || !step_until(worker, &|| probe.done()) {
             // Nothing of a stopped run is used: netting and instantiating what it made would
             // only take more memory past a limit.
             return Default::default();

@@ -302,13 +302,11 @@ fn propagate(parts: Vec<Rules>, is_fact: &mut [bool], given: &[bool]) -> (Vec<Ru
     let mut is_false = vec![false; atoms];
     // Decided atoms not yet propagated: (atom, whether true).
     let mut queue: Vec<(AtomId, bool)> = Vec::new();
-    for rules in parts.iter().map(|part| &part.rules) {
-        rules.iter().for_each(|rule| alive[rule.head as usize] += 1);
-        for rule in rules.iter() {
-            if rule.body.is_empty() && !is_fact[rule.head as usize] {
-                is_fact[rule.head as usize] = true;
-                queue.push((rule.head, true));
-            }
+    for rule in parts.iter().flat_map(|part| part.rules.iter()) {
+        alive[rule.head as usize] += 1;
+        if rule.body.is_empty() && !is_fact[rule.head as usize] {
+            is_fact[rule.head as usize] = true;
+            queue.push((rule.head, true));
         }
     }
     for a in 0..atoms {
