@@ -2,7 +2,7 @@
 """Validate every KIF game of the corpus: `gdlground validate GAME --playouts 20 --seed 1`.
 
     python3 docs/bench/validate.py [--bin target/release/gdlground] [--games ../shared/games]
-        [--timeout 60] [--jobs 2] [--out docs/validate] [GAME ...]
+        [--timeout 60] [--jobs 2] [--workers 1] [--out docs/validate] [GAME ...]
 
 Runs the games (all `*.kif` files under --games, or the GAMEs given) --jobs at a time, each
 killed after --timeout seconds, and writes OUT/validate.tsv, one row per game: status (`ok`,
@@ -10,7 +10,8 @@ killed after --timeout seconds, and writes OUT/validate.tsv, one row per game: s
 `timeout`), seconds, the commit and the time limit of the run, and the summary or first error
 line. Given GAMEs, only their rows are replaced: a first run with a short limit, then the slow
 games again with a longer one. Prints the counts by status, and writes them with the rows that
-are not `ok` to OUT/validate.md.
+are not `ok` to OUT/validate.md. With --workers N (for the largest games) each validation
+grounds on N threads, which gives the same ground program; the row's detail says so.
 """
 
 import argparse
@@ -44,9 +45,11 @@ def classify(code, out, err):
 
 
 def validate(args, game, commit):
-    cmd = [args.bin, "validate", str(game), "--playouts", "20", "--seed", "1"]
+    cmd = [args.bin, "validate", str(game), "--playouts", "20", "--seed", "1", "-w", str(args.workers)]
     code, out, err, seconds = run(cmd, args.timeout)
     status, detail = classify(code, out, err)
+    if args.workers > 1:
+        detail = f"(-w {args.workers}) {detail}"
     name = os.path.relpath(game, args.games)
     return {"game": name, "status": status, "seconds": f"{seconds:.1f}", "commit": commit,
             "timeout": str(args.timeout), "detail": detail}
@@ -58,6 +61,7 @@ def main():
     ap.add_argument("--games", default="../shared/games")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=1, help="worker threads of each validation")
     ap.add_argument("--out", default="docs/validate")
     ap.add_argument("only", nargs="*", help="games to (re-)run; default: every *.kif file")
     args = ap.parse_args()
