@@ -64,18 +64,6 @@ fn options(workers: usize) -> Options {
     }
 }
 
-/// A small deterministic random generator (xorshift).
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
-
 /// The statements of `text`, as written.
 fn statements(text: &str, syntax: Syntax) -> Vec<String> {
     let file = SourceFile::new("game", text);
@@ -140,7 +128,12 @@ fn constants(statement: &str, syntax: Syntax) -> Vec<(usize, usize)> {
 }
 
 /// A random edit of `text`; `removed` holds statements removed earlier (to add back).
-fn random_edit(text: &str, syntax: Syntax, removed: &mut Vec<String>, random: &mut Random) -> Edit {
+fn random_edit(
+    text: &str,
+    syntax: Syntax,
+    removed: &mut Vec<String>,
+    random: &mut support::Random,
+) -> Edit {
     let all = statements(text, syntax);
     let pool: Vec<String> = all
         .iter()
@@ -151,7 +144,7 @@ fn random_edit(text: &str, syntax: Syntax, removed: &mut Vec<String>, random: &m
         })
         .collect();
     let pick = all[random.below(all.len())].clone();
-    let changed = |random: &mut Random| {
+    let changed = |random: &mut support::Random| {
         let spots = constants(&pick, syntax);
         if spots.is_empty() || pool.is_empty() {
             return pick.clone();
@@ -259,7 +252,7 @@ fn random_edits_reground_like_a_full_grounding() {
     let Some(corpus) = support::corpus() else {
         return;
     };
-    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let mut random = support::Random(0x9e37_79b9_7f4a_7c15);
     let (mut applied, mut invalid, mut failing) = (0, 0, 0);
     let (mut patched, mut in_order) = (0, 0);
     for (i, &(name, syntax)) in GAMES.iter().enumerate() {

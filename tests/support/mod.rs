@@ -32,6 +32,19 @@ pub fn corpus() -> Option<PathBuf> {
     None
 }
 
+/// A small deterministic random generator (xorshift): the same choices on every run.
+pub struct Random(pub u64);
+
+impl Random {
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
 /// Runs the gdlground binary with `args`.
 pub fn gdlground(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_gdlground"))
