@@ -4,6 +4,8 @@
 //!
 //! Without the corpus the tests skip with a message on stderr (and fail when `CI=true`).
 
+mod support;
+
 use gdlground::load::load;
 use gdlground::program::{Model, Program};
 use gdlground::syntax::{SourceFile, Syntax};
@@ -46,24 +48,15 @@ fn games() -> Option<Vec<String>> {
         eprintln!("SKIPPED: the game corpus {CORPUS} is missing");
         return None;
     }
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .unwrap_or_else(|e| panic!("cannot list {}: {e}", folder.display()));
-        for entry in entries {
-            let path = entry.expect("cannot read a folder entry").path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("kif" | "hrf")
-            ) {
-                let relative = path.strip_prefix(root).expect("a path under the corpus");
-                found.push(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
+    let relative = |path: PathBuf| {
+        let relative = path.strip_prefix(root).expect("a path under the corpus");
+        relative.to_string_lossy().replace('\\', "/")
+    };
+    let mut found: Vec<String> = support::game_files(root)
+        .into_iter()
+        .map(relative)
+        .collect();
+    // Sorted as text: `game_files` sorts paths component by component.
     found.sort();
     Some(found)
 }

@@ -14,7 +14,6 @@ use gdlground::load::{load, source_from_bytes};
 use gdlground::program::encoding::Encoding;
 use gdlground::syntax::Syntax;
 use std::panic::catch_unwind;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Games up to this size that load after the damage are ground as well.
@@ -22,24 +21,6 @@ const GROUND_BELOW: usize = 6000;
 
 /// Characters put in: each means something to one of the syntaxes.
 const STRAY: &[u8] = b"()?x 1;~&|:-,=>";
-
-/// The `.kif` and `.hrf` files under `root`, sorted.
-fn games(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder).expect("the corpus lists");
-        for path in entries.map(|e| e.expect("an entry").path()) {
-            match path.extension().and_then(|e| e.to_str()) {
-                _ if path.is_dir() => folders.push(path),
-                Some("kif" | "hrf") => found.push(path),
-                _ => {}
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 /// `text` damaged in way `kind` (0–3) at places `seeded` picks.
 fn damaged(text: &[u8], kind: usize, seeded: &mut support::Random) -> Vec<u8> {
@@ -103,7 +84,7 @@ fn damaged_games_are_rejected_or_ground_never_a_panic() {
     let mut seeded = support::Random(0x2545_f491_4f6c_dd1d);
     let (mut tried, mut loaded, mut grounded) = (0, 0, 0);
     let mut failures = Vec::new();
-    for path in games(&root) {
+    for path in support::game_files(&root) {
         let text = std::fs::read(&path).expect("a corpus game reads");
         let syntax = Syntax::detect(&path, &String::from_utf8_lossy(&text));
         for kind in 0..4 {

@@ -32,6 +32,29 @@ pub fn corpus() -> Option<PathBuf> {
     None
 }
 
+/// Every `.kif` and `.hrf` game under `root`, sorted.
+pub fn game_files(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", folder.display()));
+        for entry in entries {
+            let path = entry.expect("cannot read a folder entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("kif" | "hrf")
+            ) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// A small deterministic random generator (xorshift): the same choices on every run.
 pub struct Random(pub u64);
 
