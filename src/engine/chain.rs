@@ -89,9 +89,7 @@ where
             let mut output = output.activate();
             source_in.for_each(|capability, data| {
                 state.take(data, &capability, &mut output, |state, row, time, diff| {
-                    for (key, binding) in first(row) {
-                        (state.onward.stack).push((0, key, binding, time.clone(), diff));
-                    }
+                    state.start(first(row), time, diff);
                 });
             });
             for (k, input) in inputs.iter_mut().enumerate() {
@@ -112,8 +110,9 @@ where
 /// A binding that reached join `.0`, with its key, time and multiplicity.
 type Pending<T> = (usize, Row, Row, T, Diff);
 
-/// What the operator holds between updates.
-struct State<T, O> {
+/// What a chain holds between updates: the operator's state, and a recursive component's
+/// rules' in [`super::fixpoint`].
+pub(super) struct State<T, O> {
     /// Per join, the bindings that reached it.
     lefts: Vec<Index<T>>,
     /// Per join, its literal's entries.
@@ -135,7 +134,9 @@ struct Onward<T, O> {
 }
 
 impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
-    fn new(between: Vec<Keying>, last: Box<dyn FnMut(Row) -> Out<O>>) -> State<T, O> {
+    /// The state of a chain whose joins are followed by `between` (one fewer) and the last
+    /// by `last`, holding nothing yet.
+    pub(super) fn new(between: Vec<Keying>, last: Box<dyn FnMut(Row) -> Out<O>>) -> State<T, O> {
         let joins = between.len() + 1;
         State {
             lefts: (0..joins).map(|_| Index::default()).collect(),
@@ -150,7 +151,7 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
     }
 
     /// Adds an entry of join `k`'s literal: joined with the bindings there, then kept.
-    fn entry(&mut self, k: usize, key: Row, values: Row, time: T, diff: Diff) {
+    pub(super) fn entry(&mut self, k: usize, key: Row, values: Row, time: T, diff: Diff) {
         if let Some(lefts) = self.lefts[k].get(&key) {
             for (binding, t, d) in lefts {
                 (self.onward).emit(k, joined(binding, &values), t.join(&time), d * diff);
@@ -162,8 +163,20 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
             .push((values, time, diff));
     }
 
+    /// Adds bindings keyed for the first join, pending until [`drain`](Self::drain).
+    pub(super) fn start(&mut self, keyed: Out<(Row, Row)>, time: T, diff: Diff) {
+        for (key, binding) in keyed {
+            (self.onward.stack).push((0, key, binding, time.clone(), diff));
+        }
+    }
+
+    /// The output made so far, taken out.
+    pub(super) fn output(&mut self) -> std::vec::Drain<'_, (O, T, Diff)> {
+        self.onward.out.drain(..)
+    }
+
     /// Takes every pending binding to its join: joined with the entries there, then kept.
-    fn drain(&mut self) {
+    pub(super) fn drain(&mut self) {
         while let Some((k, key, binding, time, diff)) = self.onward.stack.pop() {
             if let Some(rights) = self.rights[k].get(&key) {
                 for (values, t, d) in rights {

@@ -18,13 +18,16 @@
 //! differential `distinct`) adds a step to each iteration: hence the lookups, the eager
 //! `distinct` ([`eager`]), no `distinct` at all for copies ([`Plan::copy_only`]), and on one
 //! worker each rule of a recursive component one operator ([`chain`]); a step counter's
-//! component iterates in one step per count.
+//! component iterates in one step per count. On one worker in a run without rounds (when
+//! nothing is retracted: [`fixpoint::fits`]) a recursive component is not a scope at all but
+//! one operator that computes its fixpoint by itself, in no iterations ([`fixpoint`]).
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
 use super::chain::{self, Keying};
 use super::eager;
+use super::fixpoint::{self, Complete};
 use super::fused::Fused;
 use super::lookup::Lookups;
 use super::loops;
@@ -97,6 +100,8 @@ pub fn build<'s>(
     rounds: bool,
 ) -> Outputs<'s> {
     let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
+    // Recursive components as one operator each, without iterations ([`fixpoint`]).
+    let fixpoints = !rounds && scope.peers() == 1 && fixpoint::fits(plan, lookups);
     let mut relations = given;
     let (mut atoms, mut instances) = (Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();
@@ -127,6 +132,17 @@ pub fn build<'s>(
             instances.push(bindings);
             atoms.push(tagged);
             relations.insert(rel, derived);
+            continue;
+        }
+        if fixpoints {
+            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations, true, true);
+            let (derived, bindings) = ctx.fixpoint(scope, component);
+            for &rel in component.relations.iter().filter(|r| needed.contains(r)) {
+                let rows = (derived.clone()).flat_map(move |(r, row)| (r == rel).then_some(row));
+                relations.insert(rel, rows);
+            }
+            atoms.push(derived);
+            instances.push(bindings);
             continue;
         }
         let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
@@ -250,6 +266,47 @@ enum Chained<'s, T: Timestamp> {
 /// not match the literal).
 type Scan = Box<dyn FnMut(Row) -> Option<Row>>;
 
+/// How a rule plan starts (see [`Context::opening`]).
+struct Opening<'p> {
+    scan: Option<&'p Step>,
+    at: usize,
+    bound: Vec<VarId>,
+    pipe: Pipe,
+}
+
+/// A rule plan's joins after its scan (see [`Context::links`]): their literals and what
+/// follows each. With `last`, the chain ends after the last join and `between` keys the
+/// bindings of each other join for the next; without, an antijoin follows and `between` has
+/// one more, which keys the last join's bindings for it.
+struct Links {
+    joins: Vec<Shape>,
+    between: Vec<Keying>,
+    last: Option<Complete>,
+}
+
+/// The relation a chain starts from (`None`: the unit row) and what makes a binding of the
+/// scan's new variables of a row that matches its pattern (see [`Context::source`]).
+fn scanner(scan: Option<&Step>, vars: usize, arities: Arc<Vec<u32>>) -> (Option<RelId>, Scan) {
+    let Some(Step::Join {
+        rel, pattern, new, ..
+    }) = scan
+    else {
+        return (None, Box::new(Some));
+    };
+    let (pattern, new) = (pattern.clone(), new.clone());
+    let mut ranges = Ranges::new(vars);
+    let first = move |row: Row| {
+        if !ranges.match_row(&pattern, &row, &arities) {
+            return None;
+        }
+        let mut out = Row::new();
+        new.iter()
+            .for_each(|&v| ranges.push_value(v, &row, &mut out));
+        Some(out)
+    };
+    (Some(*rel), Box::new(first))
+}
+
 /// The operators of one scope: its relations and the arrangements built so far.
 struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
@@ -305,16 +362,12 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let plan: &'p Arc<Plan> = self.plan;
         let rule = &plan.rules[r];
         let steps = &rule.steps;
-        let mut bound: Vec<VarId> = Vec::new();
-        let scan = match steps.first() {
-            Some(Step::Join { new, .. }) => {
-                bound.extend(new);
-                steps.first()
-            }
-            _ => None,
-        };
-        let mut at = usize::from(scan.is_some());
-        let mut pipe = self.pipe(steps, &mut at, &mut bound, rule.vars);
+        let Opening {
+            scan,
+            mut at,
+            mut bound,
+            mut pipe,
+        } = self.opening(r);
         if pipe.ends() {
             return self.start(scan, rule.vars, move |row| tagged(r, pipe.apply(row)));
         }
@@ -340,6 +393,29 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         }
     }
 
+    /// How rule plan `r` starts: its scan (its first step, if a join), the steps after it
+    /// (from `at`, the variables `bound` by then) and the pipe of those that need no operator.
+    fn opening(&self, r: usize) -> Opening<'p> {
+        let plan: &'p Arc<Plan> = self.plan;
+        let rule = &plan.rules[r];
+        let mut bound: Vec<VarId> = Vec::new();
+        let scan = match rule.steps.first() {
+            Some(Step::Join { new, .. }) => {
+                bound.extend(new);
+                rule.steps.first()
+            }
+            _ => None,
+        };
+        let mut at = usize::from(scan.is_some());
+        let pipe = self.pipe(&rule.steps, &mut at, &mut bound, rule.vars);
+        Opening {
+            scan,
+            at,
+            bound,
+            pipe,
+        }
+    }
+
     /// On one worker, the chain of rule plan `r` up to its first antijoin that is not a
     /// lookup, in one operator ([`chain`]): its scan, then its joins from `at` on (advanced
     /// past them), each with its pipe. Its complete bindings if no such antijoin follows.
@@ -351,33 +427,60 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         at: &mut usize,
         bound: &mut Vec<VarId>,
     ) -> Chained<'s, T> {
-        let plan: &'p Arc<Plan> = self.plan;
-        let rule = &plan.rules[r];
-        let (source, mut matched) = self.source(scan, rule.vars);
+        let (source, mut matched) = self.source(scan, self.plan.rules[r].vars);
         let first: Keying = Box::new(move |row| {
             (matched(row).map(|binding| pipe.keyed(binding))).unwrap_or_default()
         });
+        let Links {
+            joins,
+            mut between,
+            last,
+        } = self.links(r, at, bound);
+        let joins = (joins.into_iter())
+            .map(|shape| chain::Join {
+                rows: self.relation(shape.rel),
+                shape,
+            })
+            .collect();
+        let arities = self.arities();
+        if let Some(last) = last {
+            return Chained::Complete(chain::chain(source, first, joins, between, last, arities));
+        }
+        // An antijoin follows: the last pipe keys the bindings for it.
+        Chained::Keyed(match between.pop() {
+            None => source.flat_map(first),
+            Some(keying) => chain::chain(source, first, joins, between, keying, arities),
+        })
+    }
+
+    /// The joins of rule plan `r` from `at` on (advanced past them), up to its end or to
+    /// its first antijoin that is not a lookup, each with the pipe after it.
+    fn links(&mut self, r: usize, at: &mut usize, bound: &mut Vec<VarId>) -> Links {
+        let plan: &'p Arc<Plan> = self.plan;
+        let rule = &plan.rules[r];
         let (mut joins, mut between) = (Vec::new(), Vec::<Keying>::new());
         while let Some(shape) = rule.steps.get(*at).and_then(Shape::of) {
             if let Step::Join { new, .. } = &rule.steps[*at] {
                 bound.extend(new);
             }
             *at += 1;
-            let rows = self.relation(shape.rel);
-            joins.push(chain::Join { rows, shape });
+            joins.push(shape);
             let mut pipe = self.pipe(&rule.steps, at, bound, rule.vars);
             if pipe.ends() {
-                let last = move |row| tagged(r, pipe.apply(row));
-                let bindings = chain::chain(source, first, joins, between, last, self.arities());
-                return Chained::Complete(bindings);
+                let last: Complete = Box::new(move |row| tagged(r, pipe.apply(row)));
+                return Links {
+                    joins,
+                    between,
+                    last: Some(last),
+                };
             }
             between.push(Box::new(move |row| pipe.keyed(row)));
         }
-        // An antijoin follows: the last pipe keys the bindings for it.
-        Chained::Keyed(match between.pop() {
-            None => source.flat_map(first),
-            Some(last) => chain::chain(source, first, joins, between, last, self.arities()),
-        })
+        Links {
+            joins,
+            between,
+            last: None,
+        }
     }
 
     /// The pipe of the steps from `at` on (advanced past them): the built-in steps there, then
@@ -428,25 +531,10 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     /// binding of its new variables of a row that matches its pattern; or, if the chain does
     /// not start with a join, the unit row, which is the empty binding.
     fn source(&self, scan: Option<&Step>, vars: usize) -> (Rows<'s, T>, Scan) {
-        let Some(Step::Join {
-            rel, pattern, new, ..
-        }) = scan
-        else {
-            return (self.unit.clone(), Box::new(Some));
-        };
-        let arities = self.arities();
-        let (pattern, new) = (pattern.clone(), new.clone());
-        let mut ranges = Ranges::new(vars);
-        let first = move |row: Row| {
-            if !ranges.match_row(&pattern, &row, &arities) {
-                return None;
-            }
-            let mut out = Row::new();
-            new.iter()
-                .for_each(|&v| ranges.push_value(v, &row, &mut out));
-            Some(out)
-        };
-        (self.relation(*rel), Box::new(first))
+        match scanner(scan, vars, self.arities()) {
+            (Some(rel), first) => (self.relation(rel), first),
+            (None, first) => (self.unit.clone(), first),
+        }
     }
 
     /// Extends `keyed` bindings (keyed for `step`, a join or an antijoin that is not a
@@ -537,6 +625,78 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
 
     fn arities(&self) -> Arc<Vec<u32>> {
         self.plan.arities.clone()
+    }
+}
+
+impl<'s, 'p> Context<'s, 'p, u32> {
+    /// Recursive component `component` as one operator computing its fixpoint
+    /// ([`fixpoint`]; on one worker, in a run without rounds, when [`fixpoint::fits`]): its
+    /// atoms and its bindings, both tagged.
+    fn fixpoint(
+        &mut self,
+        scope: Scope<'s, u32>,
+        component: &Component,
+    ) -> (Atoms<'s, u32>, Tagged<'s, u32>) {
+        let rules: Vec<fixpoint::Rule> = (component.rules.iter())
+            .map(|&r| self.fixpoint_rule(r))
+            .collect();
+        let read: BTreeSet<Option<RelId>> = (rules.iter())
+            .flat_map(|rule| {
+                std::iter::once(rule.source).chain(rule.joins.iter().map(|j| Some(j.rel)))
+            })
+            .filter(|rel| !rel.is_some_and(|rel| component.relations.contains(&rel)))
+            .collect();
+        let inputs = (read.into_iter())
+            .filter_map(|rel| match rel {
+                None => Some((None, self.unit.clone())),
+                Some(rel) => Some((Some(rel), self.relations.get(&rel)?.clone())),
+            })
+            .collect();
+        let (plan, mut head) = (self.plan.clone(), self.head());
+        let head = move |(r, row): (usize, Row)| {
+            let rel = plan.rules[r].head_rel;
+            head((r, row)).map(|atom| (rel, atom))
+        };
+        let (arities, limits) = (self.arities(), self.limits.clone());
+        fixpoint::fixpoint(scope, inputs, rules, head, arities, limits)
+    }
+
+    /// Rule plan `r` lowered for [`fixpoint`]: its scan, its joins and the pipes between
+    /// them (it has no antijoin that is not a lookup, as [`fixpoint::fits`] checks).
+    fn fixpoint_rule(&mut self, r: usize) -> fixpoint::Rule {
+        let mut opening = self.opening(r);
+        let (source, mut matched) = scanner(opening.scan, self.plan.rules[r].vars, self.arities());
+        let mut pipe = opening.pipe;
+        if pipe.ends() {
+            return fixpoint::Rule {
+                source,
+                start: fixpoint::Start::Complete(Box::new(move |row| {
+                    (matched(row).map(|binding| tagged(r, pipe.apply(binding)))).unwrap_or_default()
+                })),
+                joins: Vec::new(),
+                between: Vec::new(),
+                last: None,
+            };
+        }
+        let start = fixpoint::Start::Keyed(Box::new(move |row| {
+            (matched(row).map(|binding| pipe.keyed(binding))).unwrap_or_default()
+        }));
+        let Links {
+            joins,
+            between,
+            last,
+        } = self.links(r, &mut opening.at, &mut opening.bound);
+        assert!(
+            last.is_some(),
+            "no antijoin that is not a lookup (fixpoint::fits)"
+        );
+        fixpoint::Rule {
+            source,
+            start,
+            joins,
+            between,
+            last,
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod chain;
 mod dataflow;
 mod eager;
 mod exists;
+mod fixpoint;
 mod frame;
 mod fused;
 mod instances;
@@ -110,6 +111,7 @@ pub enum EngineError {
 pub struct Limits {
     max_depth: usize,
     max_memory: Option<u64>,
+    deadline: Option<Instant>,
     stop: AtomicBool,
     reason: Mutex<Option<EngineError>>,
     progress: Option<Arc<Progress>>,
@@ -121,6 +123,7 @@ impl Limits {
         Arc::new(Limits {
             max_depth: options.max_depth,
             max_memory: options.max_memory,
+            deadline: options.deadline,
             stop: AtomicBool::new(false),
             reason: Mutex::new(None),
             progress: options.progress.clone(),
@@ -164,6 +167,14 @@ impl Limits {
             if peak > limit {
                 self.fail(EngineError::TooMuchMemory(limit));
             }
+        }
+    }
+
+    /// Stops every worker if the options' deadline has passed: for an operator that works
+    /// long within one step, where the workers' own checks between steps cannot see it.
+    fn check_deadline(&self) {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.fail(EngineError::Deadline);
         }
     }
 
