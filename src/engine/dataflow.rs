@@ -57,7 +57,7 @@ pub type Rows<'s, T> = VecCollection<'s, T, Row, Diff>;
 /// Atoms tagged with their relation.
 pub type Atoms<'s, T> = VecCollection<'s, T, (RelId, Row), Diff>;
 /// Bindings tagged with the index of their rule plan.
-type Tagged<'s, T> = VecCollection<'s, T, (usize, Row), Diff>;
+pub type Tagged<'s, T> = VecCollection<'s, T, (usize, Row), Diff>;
 /// Rows arranged by a key row.
 type Keyed<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 
@@ -134,57 +134,51 @@ pub fn build<'s>(
             relations.insert(rel, derived);
             continue;
         }
-        if fixpoints {
-            let mut ctx = Context::new(plan, lookups, limits, unit.clone(), &relations, true, true);
-            let (derived, bindings) = ctx.fixpoint(scope, component);
-            for &rel in component.relations.iter().filter(|r| needed.contains(r)) {
-                let rows = (derived.clone()).flat_map(move |(r, row)| (r == rel).then_some(row));
-                relations.insert(rel, rows);
-            }
-            atoms.push(derived);
-            instances.push(bindings);
-            continue;
-        }
-        let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
-        let (derived, bindings) = scope.iterative::<u64, _, _>(|inner| {
-            // Only what the component reads enters: every operator counts in the scope.
-            let outer: BTreeMap<RelId, Rows<'_, Product<u32, u64>>> = relations
-                .iter()
-                .filter(|(r, _)| reads.contains(r))
-                .map(|(&r, c)| (r, c.clone().enter(inner)))
-                .collect();
-            let unit = unit.clone().enter(inner);
-            let chains = scope.peers() == 1;
-            let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds, chains);
-            let mut variables = BTreeMap::new();
-            for &rel in &loops {
-                let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
-                ctx.relations.insert(rel, coll);
-                variables.insert(rel, var);
-            }
-            let (mut atoms, mut bindings) = (Vec::new(), Vec::new());
-            // The other relations within an iteration, each after those it reads; then the
-            // loop relations' next values.
-            for &rel in order.iter().chain(&loops) {
-                let rules: Vec<usize> = (component.rules.iter())
-                    .filter(|&&r| plan.rules[r].head_rel == rel)
-                    .copied()
+        let (derived, bindings) = if fixpoints {
+            Context::new(plan, lookups, limits, unit.clone(), &relations, true, true)
+                .fixpoint(scope, component)
+        } else {
+            let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
+            scope.iterative::<u64, _, _>(|inner| {
+                // Only what the component reads enters: every operator counts in the scope.
+                let outer: BTreeMap<RelId, Rows<'_, Product<u32, u64>>> = relations
+                    .iter()
+                    .filter(|(r, _)| reads.contains(r))
+                    .map(|(&r, c)| (r, c.clone().enter(inner)))
                     .collect();
-                let (result, tagged, b) = ctx.derive(inner, rel, &rules);
-                bindings.push(b);
-                match variables.remove(&rel) {
-                    Some(var) => var.set(result.clone()),
-                    None => {
-                        ctx.relations.insert(rel, result.clone());
-                    }
+                let unit = unit.clone().enter(inner);
+                let chains = scope.peers() == 1;
+                let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds, chains);
+                let mut variables = BTreeMap::new();
+                for &rel in &loops {
+                    let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
+                    ctx.relations.insert(rel, coll);
+                    variables.insert(rel, var);
                 }
-                atoms.push(tagged);
-            }
-            (
-                concat(inner, atoms).leave(scope),
-                concat(inner, bindings).leave(scope),
-            )
-        });
+                let (mut atoms, mut bindings) = (Vec::new(), Vec::new());
+                // The other relations within an iteration, each after those it reads; then the
+                // loop relations' next values.
+                for &rel in order.iter().chain(&loops) {
+                    let rules: Vec<usize> = (component.rules.iter())
+                        .filter(|&&r| plan.rules[r].head_rel == rel)
+                        .copied()
+                        .collect();
+                    let (result, tagged, b) = ctx.derive(inner, rel, &rules);
+                    bindings.push(b);
+                    match variables.remove(&rel) {
+                        Some(var) => var.set(result.clone()),
+                        None => {
+                            ctx.relations.insert(rel, result.clone());
+                        }
+                    }
+                    atoms.push(tagged);
+                }
+                (
+                    concat(inner, atoms).leave(scope),
+                    concat(inner, bindings).leave(scope),
+                )
+            })
+        };
         for &rel in component.relations.iter().filter(|r| needed.contains(r)) {
             let rows = derived
                 .clone()
@@ -668,34 +662,30 @@ impl<'s, 'p> Context<'s, 'p, u32> {
         let (source, mut matched) = scanner(opening.scan, self.plan.rules[r].vars, self.arities());
         let mut pipe = opening.pipe;
         if pipe.ends() {
+            let scan =
+                move |row| (matched(row).map(|b| tagged(r, pipe.apply(b)))).unwrap_or_default();
             return fixpoint::Rule {
                 source,
-                start: fixpoint::Start::Complete(Box::new(move |row| {
-                    (matched(row).map(|binding| tagged(r, pipe.apply(binding)))).unwrap_or_default()
-                })),
+                body: fixpoint::Body::Scan(Box::new(scan)),
                 joins: Vec::new(),
-                between: Vec::new(),
-                last: None,
             };
         }
-        let start = fixpoint::Start::Keyed(Box::new(move |row| {
-            (matched(row).map(|binding| pipe.keyed(binding))).unwrap_or_default()
-        }));
+        let first: Keying =
+            Box::new(move |row| (matched(row).map(|b| pipe.keyed(b))).unwrap_or_default());
         let Links {
             joins,
             between,
             last,
         } = self.links(r, &mut opening.at, &mut opening.bound);
-        assert!(
-            last.is_some(),
-            "no antijoin that is not a lookup (fixpoint::fits)"
-        );
+        let last = last.expect("no antijoin that is not a lookup (fixpoint::fits)");
         fixpoint::Rule {
             source,
-            start,
+            body: fixpoint::Body::Chain {
+                first,
+                between,
+                last,
+            },
             joins,
-            between,
-            last,
         }
     }
 }

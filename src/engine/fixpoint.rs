@@ -22,7 +22,7 @@
 //! antijoin's retractions would need the iterations back.
 
 use super::chain::{Keying, State};
-use super::dataflow::{Atoms, Diff, Rows};
+use super::dataflow::{Atoms, Diff, Rows, Tagged};
 use super::eager::{Builder, Output};
 use super::lookup::Lookups;
 use super::pattern::{Ranges, Row};
@@ -32,7 +32,7 @@ use super::shape::Shape;
 use super::{EngineError, Limits};
 use crate::hash::{FastMap, FastSet};
 use crate::program::RelId;
-use differential_dataflow::{AsCollection, Data, VecCollection};
+use differential_dataflow::{AsCollection, Data};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -52,33 +52,31 @@ const BATCH: usize = 4096;
 /// output (a step of the worker costs about 0.1 ms on a small dataflow).
 const SLICE: Duration = Duration::from_millis(10);
 
-/// Bindings tagged with the index of their rule plan.
-pub type Tagged<'s> = VecCollection<'s, u32, (usize, Row), Diff>;
-
 /// What makes a rule plan's complete bindings, tagged with it, of its bindings after its last
 /// step that needs an operator.
 pub type Complete = Box<dyn FnMut(Row) -> Out<(usize, Row)>>;
 
-/// What a rule's source row (or the unit row) becomes.
-pub enum Start {
-    /// Bindings keyed for the first join.
-    Keyed(Keying),
-    /// Complete bindings, tagged with the rule plan: the rule has no join.
-    Complete(Complete),
+/// What a rule does with its source rows (or the unit row).
+pub enum Body {
+    /// No join: each row's complete bindings, tagged with the rule plan.
+    Scan(Complete),
+    /// A chain of joins: `first` keys a row's bindings for the first join, `between` those of
+    /// each join but the last for the next, and `last` makes the complete bindings.
+    Chain {
+        first: Keying,
+        between: Vec<Keying>,
+        last: Complete,
+    },
 }
 
 /// One rule of the component, lowered: its source, then its chain of joins.
 pub struct Rule {
     /// The relation of its first literal; `None` if it starts from the empty binding.
     pub source: Option<RelId>,
-    /// What a source row becomes.
-    pub start: Start,
-    /// Its joins' literals, in order (none if `start` is complete).
+    /// What it does with the source's rows.
+    pub body: Body,
+    /// Its joins' literals, in order (none for a scan).
     pub joins: Vec<Shape>,
-    /// What follows each join but the last.
-    pub between: Vec<Keying>,
-    /// What follows the last join: complete bindings, tagged with the rule plan.
-    pub last: Option<Complete>,
 }
 
 /// Whether a run of `plan` without rounds can have its recursive components computed by
@@ -102,7 +100,7 @@ pub fn fixpoint<'s>(
     head: impl FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
     arities: Arc<Vec<u32>>,
     limits: Arc<Limits>,
-) -> (Atoms<'s, u32>, Tagged<'s>) {
+) -> (Atoms<'s, u32>, Tagged<'s, u32>) {
     let mut builder = OperatorBuilder::new("Fixpoint".to_owned(), scope);
     let mut ports = Vec::new();
     let mut sources = Vec::new();
@@ -178,12 +176,17 @@ enum Place {
 
 /// A rule as the operator holds it.
 struct Held {
+    /// What it does with its source's rows.
     start: Start,
     joins: Vec<Shape>,
     /// Per join, the ranges its entries are read with.
     ranges: Vec<Ranges>,
-    /// The chain's state (`None` for a rule without joins).
-    chain: Option<State<u32, (usize, Row)>>,
+}
+
+/// A rule's source rows: scanned, or keyed into its chain's state.
+enum Start {
+    Scan(Complete),
+    Chain(Keying, State<u32, (usize, Row)>),
 }
 
 /// What the operator holds: its rules, where each relation's atoms go, the atoms seen so far,
@@ -221,12 +224,18 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
                     .or_default()
                     .push((i, Place::Join(k)));
             }
-            let chain = (rule.last).map(|last| State::new(rule.between, last));
+            let start = match rule.body {
+                Body::Scan(complete) => Start::Scan(complete),
+                Body::Chain {
+                    first,
+                    between,
+                    last,
+                } => Start::Chain(first, State::new(between, last)),
+            };
             held.push(Held {
-                start: rule.start,
+                start,
                 ranges: rule.joins.iter().map(|s| Ranges::new(s.vars())).collect(),
                 joins: rule.joins,
-                chain,
             });
         }
         Component {
@@ -273,13 +282,15 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         !self.work.is_empty()
     }
 
-    /// Puts `row` of `rel` on the worklist if it is new.
-    fn see(&mut self, rel: Option<RelId>, row: Row) {
+    /// Puts `row` of `rel` on the worklist if it is new; whether it was.
+    fn see(&mut self, rel: Option<RelId>, row: Row) -> bool {
         let seen = self.seen.entry(rel).or_default();
-        if !seen.contains(&row) {
+        let new = !seen.contains(&row);
+        if new {
             seen.insert(row.clone());
             self.work.push((rel, row));
         }
+        new
     }
 
     /// Takes `row` of `rel` to every place that reads it, and what that derives out.
@@ -290,16 +301,14 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         let fresh = &mut self.fresh;
         for &(i, place) in places {
             let rule = &mut self.rules[i];
-            match (place, &mut rule.start, &mut rule.chain) {
-                (Place::Source, Start::Complete(complete), _) => {
-                    fresh.extend(complete(row.clone()));
-                }
-                (Place::Source, Start::Keyed(first), Some(chain)) => {
+            match (place, &mut rule.start) {
+                (Place::Source, Start::Scan(complete)) => fresh.extend(complete(row.clone())),
+                (Place::Source, Start::Chain(first, chain)) => {
                     chain.start(first(row.clone()), 0, 1);
                     chain.drain();
                     fresh.extend(chain.output().map(|(binding, _, _)| binding));
                 }
-                (Place::Join(k), _, Some(chain)) => {
+                (Place::Join(k), Start::Chain(_, chain)) => {
                     let ranges = &mut rule.ranges[k];
                     if let Some((key, values)) = rule.joins[k].entry(&row, ranges, &self.arities) {
                         chain.entry(k, key, values, 0, 1);
@@ -307,7 +316,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
                         fresh.extend(chain.output().map(|(binding, _, _)| binding));
                     }
                 }
-                (_, _, None) => unreachable!("a rule with joins has a chain"),
+                (Place::Join(_), Start::Scan(_)) => unreachable!("a scan has no joins"),
             }
         }
         self.derive();
@@ -315,16 +324,15 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
 
     /// The bindings just made: out, and their head atoms out and onto the worklist if new.
     fn derive(&mut self) {
-        for binding in self.fresh.drain(..) {
+        let mut fresh = std::mem::take(&mut self.fresh);
+        for binding in fresh.drain(..) {
             if let Some((rel, atom)) = (self.head)(binding.clone()) {
-                let seen = self.seen.entry(Some(rel)).or_default();
-                if !seen.contains(&atom) {
-                    seen.insert(atom.clone());
-                    self.atoms.push(((rel, atom.clone()), 0, 1));
-                    self.work.push((Some(rel), atom));
+                if self.see(Some(rel), atom.clone()) {
+                    self.atoms.push(((rel, atom), 0, 1));
                 }
             }
             self.bindings.push((binding, 0, 1));
         }
+        self.fresh = fresh;
     }
 }
