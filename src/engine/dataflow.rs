@@ -18,9 +18,10 @@
 //! differential `distinct`) adds a step to each iteration: hence the lookups, the eager
 //! `distinct` ([`eager`]), no `distinct` at all for copies ([`Plan::copy_only`]), and on one
 //! worker each rule of a recursive component one operator ([`chain`]); a step counter's
-//! component iterates in one step per count. On one worker in a run without rounds (when
-//! nothing is retracted: [`fixpoint::fits`]) a recursive component is not a scope at all but
-//! one operator that computes its fixpoint by itself, in no iterations ([`fixpoint`]).
+//! component iterates in one step per count. In a run without rounds (when nothing is
+//! retracted: [`fixpoint::fits`]) a recursive component is instead one operator that computes
+//! its fixpoint by itself ([`fixpoint`]): on one worker not a scope at all, on several a scope
+//! that iterates only to exchange the atoms each worker derived.
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
@@ -101,7 +102,7 @@ pub fn build<'s>(
 ) -> Outputs<'s> {
     let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
     // Recursive components as one operator each, without iterations ([`fixpoint`]).
-    let fixpoints = !rounds && scope.peers() == 1 && fixpoint::fits(plan, lookups);
+    let fixpoints = !rounds && fixpoint::fits(plan, lookups);
     let mut relations = given;
     let (mut atoms, mut instances) = (Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();

@@ -1,4 +1,4 @@
-//! A recursive component's fixpoint in one operator, on one worker, in a run without rounds.
+//! A recursive component's fixpoint in one operator per worker, in a run without rounds.
 //!
 //! Why: as an iterative scope, a recursive component costs a step of timely's progress
 //! tracking per iteration, over every operator of the dataflow, and its operators (the
@@ -16,6 +16,11 @@
 //! bindings go out (the component's ground instances), their head atoms that are new go out
 //! too, and onto the worklist.
 //!
+//! On several workers the operator sits in an iterative scope whose only loop carries the
+//! atoms each worker derives to the others: every worker holds all the atoms, a rule's
+//! bindings start on the worker that owns its source atom, and each atom goes out from its
+//! owner. The scope iterates once per exchange of atoms, not once per step of the rules.
+//!
 //! Sound for insertions only, which is what a run without rounds has when no rule of its plan
 //! antijoins a relation derived in it (the caller's promise, see [`fits`]): then every update
 //! is an insertion at time 0, and the fixpoint of the insertions is the component's atoms. An
@@ -32,16 +37,19 @@ use super::shape::Shape;
 use super::{EngineError, Limits};
 use crate::hash::{FastMap, FastSet};
 use crate::program::RelId;
-use differential_dataflow::{AsCollection, Data};
+use differential_dataflow::{AsCollection, Data, Hashable};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use timely::dataflow::channels::pact::Pipeline;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::{OutputBuilder, OutputBuilderSession};
-use timely::dataflow::operators::Capability;
-use timely::dataflow::Scope;
+use timely::dataflow::operators::vec::Broadcast;
+use timely::dataflow::operators::{Capability, ConnectLoop, InputCapability, LoopVariable};
+use timely::dataflow::{Scope, Stream, StreamVec};
 use timely::progress::operate::FrontierInterest;
+use timely::progress::Timestamp;
 
 /// How many atoms of the worklist the operator takes to their places between two checks of
 /// the limits and two sends of its output.
@@ -93,78 +101,162 @@ pub fn fits(plan: &Plan, lookups: &Lookups) -> bool {
 /// plan), computed from `inputs` (the rows of each relation the rules read from outside the
 /// component; `None` for the unit row) by `rules`; `head` makes the head atom of a binding
 /// (`None`: none, as when it is too deep).
-pub fn fixpoint<'s>(
+///
+/// On several workers every worker holds all of the component's atoms (the inputs are
+/// broadcast, and each worker sends the atoms it derives to the others), and the bindings are
+/// split: a rule's bindings start on the worker that owns the atom of its source ([`owner`]).
+/// A join's entries and its bindings held so far meet on that worker only, so every binding
+/// is still made once. Each worker computes its fixpoint without waiting; the atoms it derives
+/// reach the others through a loop, one iteration of an iterative scope per exchange, and
+/// the owner of each atom sends it out.
+pub fn fixpoint<'s, H>(
     scope: Scope<'s, u32>,
     inputs: Vec<(Option<RelId>, Rows<'s, u32>)>,
     rules: Vec<Rule>,
-    head: impl FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
+    head: H,
     arities: Arc<Vec<u32>>,
     limits: Arc<Limits>,
-) -> (Atoms<'s, u32>, Tagged<'s, u32>) {
+) -> (Atoms<'s, u32>, Tagged<'s, u32>)
+where
+    H: FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
+{
+    let component = Component::new(rules, head, arities, limits, scope.index(), scope.peers());
+    if scope.peers() == 1 {
+        let inputs = inputs.into_iter().map(|(rel, rows)| (rel, rows.inner));
+        let (atoms, bindings, _) = operator(scope, inputs.collect(), None, component);
+        return (atoms.as_collection(), bindings.as_collection());
+    }
+    scope.iterative::<u64, _, _>(|inner| {
+        let (handle, shared) = inner.loop_variable(1);
+        let inputs = (inputs.into_iter())
+            .map(|(rel, rows)| (rel, rows.enter(inner).inner.broadcast()))
+            .collect();
+        let (atoms, bindings, derived) = operator(inner, inputs, Some(shared), component);
+        derived.connect_loop(handle);
+        (
+            atoms.as_collection().leave(scope),
+            bindings.as_collection().leave(scope),
+        )
+    })
+}
+
+/// Atoms a worker derived, each with the worker it goes to.
+type Shared = Vec<(u64, (RelId, Row))>;
+
+/// The operator: `component` fed by `inputs` and by the atoms other workers derived
+/// (`shared`, on several workers); its atoms, its bindings, and the atoms it derived for the
+/// other workers.
+#[allow(clippy::type_complexity)]
+fn operator<'s, T: Timestamp, H>(
+    scope: Scope<'s, T>,
+    inputs: Vec<(Option<RelId>, StreamVec<'s, T, (Row, T, Diff)>)>,
+    shared: Option<Stream<'s, T, Shared>>,
+    mut state: Component<H>,
+) -> (
+    StreamVec<'s, T, ((RelId, Row), T, Diff)>,
+    StreamVec<'s, T, ((usize, Row), T, Diff)>,
+    Stream<'s, T, Shared>,
+)
+where
+    H: FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
+{
     let mut builder = OperatorBuilder::new("Fixpoint".to_owned(), scope);
     let mut ports = Vec::new();
     let mut sources = Vec::new();
     for (i, (rel, rows)) in inputs.into_iter().enumerate() {
-        ports.push(builder.new_input(rows.inner, Pipeline));
+        ports.push(builder.new_input(rows, Pipeline));
         builder.set_notify_for(i, FrontierInterest::Never);
         sources.push(rel);
     }
+    let mut from_others = shared.map(|stream| {
+        let port = builder.new_input(stream, Exchange::new(|(to, _): &(u64, _)| *to));
+        builder.set_notify_for(sources.len(), FrontierInterest::Never);
+        port
+    });
     let (atoms_out, atoms) = builder.new_output();
     let (bindings_out, bindings) = builder.new_output();
-    let mut atoms_out: Output<u32, (RelId, Row)> = OutputBuilder::from(atoms_out);
-    let mut bindings_out: Output<u32, (usize, Row)> = OutputBuilder::from(bindings_out);
-    // The initial capabilities are dropped: output goes out at the inputs' time (0), under
-    // capabilities held from an input's while work is left.
+    let (shared_out, shared) = builder.new_output();
+    let mut atoms_out: Output<T, (RelId, Row)> = OutputBuilder::from(atoms_out);
+    let mut bindings_out: Output<T, (usize, Row)> = OutputBuilder::from(bindings_out);
+    let mut shared_out: OutputBuilder<T, CapacityContainerBuilder<Shared>> =
+        OutputBuilder::from(shared_out);
+    // The initial capabilities are dropped: output goes out at the time of an input's
+    // update, under capabilities held from it while work is left.
     let activator = scope.activator_for(builder.operator_info().address);
     builder.build(move |_| {
-        let mut state = Component::new(rules, head, arities, limits);
-        let mut held: Option<[Capability<u32>; 2]> = None;
+        let mut held: Option<[Capability<T>; 3]> = None;
         move |_frontiers| {
             for (port, source) in ports.iter_mut().zip(&sources) {
                 port.for_each(|capability, data| {
-                    if held.is_none() {
-                        let (atoms_at, bindings_at) =
-                            (capability.retain_least(0), capability.retain_least(1));
-                        held = atoms_at.zip(bindings_at).map(|(a, b)| [a, b]);
-                    }
+                    hold(&mut held, &capability);
                     for (row, time, diff) in data.drain(..) {
-                        state.add(*source, row, time, diff);
+                        state.add(*source, row, &time, diff);
                     }
                 });
             }
-            let Some([atoms_at, bindings_at]) = &held else {
+            if let Some(port) = &mut from_others {
+                port.for_each(|capability, data| {
+                    hold(&mut held, &capability);
+                    for (_, (rel, row)) in data.drain(..) {
+                        state.receive(rel, row);
+                    }
+                });
+            }
+            let Some([atoms_at, bindings_at, shared_at]) = &held else {
                 return;
             };
             let (mut atoms_out, mut bindings_out) = (atoms_out.activate(), bindings_out.activate());
+            let mut shared_out = shared_out.activate();
             // To the fixpoint, sending the output as it grows; after a while, the rest in a
             // later step, so that the operators after this one take what it sent.
             let start = Instant::now();
-            while state.step() {
-                send(&mut state.atoms, BATCH, atoms_at, &mut atoms_out);
-                send(&mut state.bindings, BATCH, bindings_at, &mut bindings_out);
-                if start.elapsed() > SLICE {
+            let mut done = false;
+            while !done {
+                done = !state.step();
+                let over = if done { 0 } else { BATCH };
+                send(&mut state.atoms, over, atoms_at, &mut atoms_out);
+                send(&mut state.bindings, over, bindings_at, &mut bindings_out);
+                if !state.shared.is_empty() {
+                    shared_out
+                        .session(shared_at)
+                        .give_iterator(state.shared.drain(..));
+                }
+                if !done && start.elapsed() > SLICE {
                     activator.activate();
                     return;
                 }
             }
-            send(&mut state.atoms, 0, atoms_at, &mut atoms_out);
-            send(&mut state.bindings, 0, bindings_at, &mut bindings_out);
             held = None;
         }
     });
-    (atoms.as_collection(), bindings.as_collection())
+    (atoms, bindings, shared)
 }
 
-/// Sends `out` under `capability` if it holds more than `over` records.
-fn send<D: Data>(
-    out: &mut Vec<(D, u32, Diff)>,
+/// Holds a capability for each output at the time of an input's update, unless some are
+/// held already (at an earlier time: the update's output may go out then too).
+fn hold<T: Timestamp>(held: &mut Option<[Capability<T>; 3]>, capability: &InputCapability<T>) {
+    if let (None, Some(time)) = (&held, capability.stamp().iter().next()) {
+        *held = Some([0, 1, 2].map(|port| capability.delayed(time, port)));
+    }
+}
+
+/// Sends `out` as updates at `capability`'s time, if it holds more than `over` records.
+fn send<T: Timestamp, D: Data>(
+    out: &mut Vec<D>,
     over: usize,
-    capability: &Capability<u32>,
-    output: &mut OutputBuilderSession<'_, u32, Builder<u32, D>>,
+    capability: &Capability<T>,
+    output: &mut OutputBuilderSession<'_, T, Builder<T, D>>,
 ) {
     if out.len() > over {
-        output.session(capability).give_iterator(out.drain(..));
+        let time = capability.time().clone();
+        (output.session(capability)).give_iterator(out.drain(..).map(|d| (d, time.clone(), 1)));
     }
+}
+
+/// The worker of `peers` that owns `row`: the one that starts bindings from it and sends it
+/// out.
+fn owner(row: &Row, peers: usize) -> usize {
+    (row.hashed() % peers as u64) as usize
 }
 
 /// Where an atom goes in a rule: its source, or join `k`.
@@ -202,15 +294,27 @@ struct Component<H> {
     head: H,
     arities: Arc<Vec<u32>>,
     limits: Arc<Limits>,
+    /// This worker's index, and how many there are.
+    me: usize,
+    peers: usize,
     /// Atoms and bindings not yet sent.
-    atoms: Vec<((RelId, Row), u32, Diff)>,
-    bindings: Vec<((usize, Row), u32, Diff)>,
+    atoms: Vec<(RelId, Row)>,
+    bindings: Vec<(usize, Row)>,
+    /// Atoms derived here for the other workers, not yet sent.
+    shared: Shared,
     /// Bindings just made, not yet looked at.
     fresh: Vec<(usize, Row)>,
 }
 
 impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
-    fn new(rules: Vec<Rule>, head: H, arities: Arc<Vec<u32>>, limits: Arc<Limits>) -> Self {
+    fn new(
+        rules: Vec<Rule>,
+        head: H,
+        arities: Arc<Vec<u32>>,
+        limits: Arc<Limits>,
+        me: usize,
+        peers: usize,
+    ) -> Self {
         let mut places: BTreeMap<Option<RelId>, Vec<(usize, Place)>> = BTreeMap::new();
         let mut held = Vec::new();
         for (i, rule) in rules.into_iter().enumerate() {
@@ -246,22 +350,38 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
             head,
             arities,
             limits,
+            me,
+            peers,
             atoms: Vec::new(),
             bindings: Vec::new(),
+            shared: Vec::new(),
             fresh: Vec::new(),
         }
     }
 
     /// Takes an update of an input's relation `rel` (`None`: the unit row): onto the
     /// worklist if it is new.
-    fn add(&mut self, rel: Option<RelId>, row: Row, time: u32, diff: Diff) {
-        if diff < 0 || time != 0 {
+    fn add<T: Timestamp>(&mut self, rel: Option<RelId>, row: Row, time: &T, diff: Diff) {
+        if diff < 0 || *time != T::minimum() {
             let what = "a retraction or a round reached a recursive component's fixpoint";
             self.limits.fail(EngineError::Unsupported(what.to_owned()));
         }
         if !self.limits.stopped() {
             self.see(rel, row);
         }
+    }
+
+    /// Takes an atom another worker derived: onto the worklist if it is new, and out if this
+    /// worker owns it.
+    fn receive(&mut self, rel: RelId, row: Row) {
+        if !self.limits.stopped() && self.see(Some(rel), row.clone()) && self.owns(&row) {
+            self.atoms.push((rel, row));
+        }
+    }
+
+    /// Whether this worker owns `row` ([`owner`]).
+    fn owns(&self, row: &Row) -> bool {
+        self.peers == 1 || owner(row, self.peers) == self.me
     }
 
     /// Takes some of the worklist's atoms to their places; whether any are left. Checks the
@@ -295,6 +415,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
 
     /// Takes `row` of `rel` to every place that reads it, and what that derives out.
     fn place(&mut self, rel: Option<RelId>, row: Row) {
+        let source = self.owns(&row);
         let Some(places) = self.places.get(&rel) else {
             return;
         };
@@ -302,6 +423,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         for &(i, place) in places {
             let rule = &mut self.rules[i];
             match (place, &mut rule.start) {
+                (Place::Source, _) if !source => {}
                 (Place::Source, Start::Scan(complete)) => fresh.extend(complete(row.clone())),
                 (Place::Source, Start::Chain(first, chain)) => {
                     chain.start(first(row.clone()), 0, 1);
@@ -328,10 +450,14 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         for binding in fresh.drain(..) {
             if let Some((rel, atom)) = (self.head)(binding.clone()) {
                 if self.see(Some(rel), atom.clone()) {
-                    self.atoms.push(((rel, atom), 0, 1));
+                    let others = (0..self.peers as u64).filter(|&w| w != self.me as u64);
+                    (self.shared).extend(others.map(|w| (w, (rel, atom.clone()))));
+                    if self.owns(&atom) {
+                        self.atoms.push((rel, atom));
+                    }
                 }
             }
-            self.bindings.push((binding, 0, 1));
+            self.bindings.push(binding);
         }
         self.fresh = fresh;
     }
