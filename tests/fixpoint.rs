@@ -1,6 +1,7 @@
 //! A run without rounds computes each recursive component in one operator per worker
-//! (`engine::fixpoint`): on one worker by itself, on several splitting the bindings by the
-//! owner of their source atom and exchanging the atoms each derives. However many workers,
+//! (`engine::fixpoint`): on several workers splitting the bindings by the owner of their
+//! source atom and exchanging the atoms each derives, the other rules by differential joins;
+//! on one worker the whole plan is one such operator. However many workers,
 //! the ground game must be the same: on the corpus games whose components iterate the most
 //! (step counters, ship movements, towers, paths, board lines) `ground -w 1`, `-w 2` and
 //! `-w 3` write the same text, byte for byte, and on a seeded sample of small ones `-w 1` and

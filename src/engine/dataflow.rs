@@ -21,7 +21,11 @@
 //! component iterates in one step per count. In a run without rounds (when nothing is
 //! retracted: [`fixpoint::fits`]) a recursive component is instead one operator that computes
 //! its fixpoint by itself ([`fixpoint`]): on one worker not a scope at all, on several a scope
-//! that iterates only to exchange the atoms each worker derived.
+//! that iterates only to exchange the atoms each worker derived. On one worker the whole plan
+//! is then one such operator, recursive or not: a small game's run was mostly timely building
+//! and stepping an operator per rule (ticTicToe 4.4 → 2.9 ms, checkLines 8.9 → 4.6 ms). On
+//! several, the components stay apart: a non-recursive rule's differential joins split its
+//! work by key, where the fixpoint operator would index every atom on every worker.
 //!
 //! Invariant: every worker builds the same operators in the same order (timely connects
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
@@ -103,6 +107,16 @@ pub fn build<'s>(
     let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
     // Recursive components as one operator each, without iterations ([`fixpoint`]).
     let fixpoints = !rounds && fixpoint::fits(plan, lookups);
+    // On one worker the whole plan is one such operator: no operator per rule at all.
+    if fixpoints && scope.peers() == 1 && plan.supports.is_empty() {
+        let (atoms, instances) = Context::new(plan, lookups, limits, unit, &given, true, true)
+            .fixpoint(scope, &plan.whole());
+        return Outputs {
+            atoms,
+            supports: BTreeMap::new(),
+            instances,
+        };
+    }
     let mut relations = given;
     let (mut atoms, mut instances) = (Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();

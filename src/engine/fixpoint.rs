@@ -1,4 +1,5 @@
-//! A recursive component's fixpoint in one operator per worker, in a run without rounds.
+//! A recursive component's fixpoint in one operator per worker, in a run without rounds (on
+//! one worker, the whole plan's: [`Plan::whole`]).
 //!
 //! Why: as an iterative scope, a recursive component costs a step of timely's progress
 //! tracking per iteration, over every operator of the dataflow, and its operators (the

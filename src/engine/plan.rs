@@ -164,6 +164,20 @@ pub fn certain_id(relations: usize, rel: RelId) -> RelId {
 }
 
 impl Plan {
+    /// All of the plan's rules and relations as one component, for evaluating them together
+    /// ([`super::fixpoint`] on one worker).
+    pub fn whole(&self) -> Component {
+        let components = self.components.iter();
+        Component {
+            relations: components
+                .clone()
+                .flat_map(|c| c.relations.clone())
+                .collect(),
+            recursive: true,
+            rules: components.flat_map(|c| c.rules.clone()).collect(),
+        }
+    }
+
     /// Plans `part` of `program` (classic model), ordering rule bodies by `stats`.
     pub fn new(program: &Program, encoding: &Encoding, part: Part, stats: &Stats) -> Plan {
         let deps = Dependencies::new(program);
