@@ -105,7 +105,8 @@ pub fn build<'s>(
     rounds: bool,
 ) -> Outputs<'s> {
     let computed_before: BTreeSet<RelId> = given.keys().copied().collect();
-    // Recursive components as one operator each, without iterations ([`fixpoint`]).
+    // Recursive components as one operator each, iterating only to exchange atoms between
+    // workers ([`fixpoint`]).
     let fixpoints = !rounds && fixpoint::fits(plan, lookups);
     // On one worker the whole plan is one such operator: no operator per rule at all.
     if fixpoints && scope.peers() == 1 && plan.supports.is_empty() {
