@@ -9,7 +9,7 @@ round (`--loop-recompute`): medians of RUNS fresh processes, per-round times of 
 run; then |S*| from one run with the final pass. Writes DIR/results.tsv and DIR/report.md.
 
 Usage: python3 docs/bench/domain_loop.py [--runs N] [--timeout S] [--out DIR] [--bin PATH] GAME...
-(gdlground from target/release by default, built with `cargo build --release`).
+(gdlground from target/<host tuple>/release by default, built with `cargo build --release`).
 """
 
 import argparse
@@ -21,8 +21,9 @@ import subprocess
 import sys
 import time
 
+from binary import default_binary
+
 ARGS = None  # the parsed command line
-BIN = os.path.join(os.path.dirname(__file__), "..", "..", "target", "release", "gdlground")
 
 
 def measure(game, extra, timeout):
@@ -63,7 +64,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", default="docs/bench/domain-loop")
-    ap.add_argument("--bin", default=BIN, help="the gdlground executable")
+    ap.add_argument("--bin", default=default_binary(), help="the gdlground executable")
     args = ap.parse_args()
     global ARGS
     ARGS = args

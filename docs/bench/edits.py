@@ -16,6 +16,8 @@ patched or rebuilt by the whole ground stage. Writes DIR/edits.md and DIR/edits.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
+from binary import default_binary
+
 # Chess last: its full grounding runs into the memory limit, and the machine is slow for a
 # while after (reclaiming that memory), which would disturb the games measured next.
 GAMES = ["base/hex.kif", "base/skirmish.kif", "base/breakthrough.kif", "base/connectFour.kif",
@@ -97,7 +99,7 @@ def full_ms(binary, game, runs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default=os.path.join(os.path.dirname(__file__), "../../../shared/games"))
-    ap.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "../../target/release/gdlground"))
+    ap.add_argument("--binary", default=default_binary())
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default="docs/edits")
     args = ap.parse_args()

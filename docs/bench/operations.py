@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ground and validate every Stanford operation game (.hrf) of the corpus; write a table.
 
-    python3 docs/bench/operations.py [--bin target/release/gdlground]
+    python3 docs/bench/operations.py [--bin BINARY]
         [--games ../shared/games/stanford_gamemaster] [--timeout 120] [--max-memory 8]
         [--out docs/operations]
 
@@ -18,6 +18,8 @@ import signal
 import subprocess
 import sys
 import time
+
+from binary import default_binary
 
 
 def run(cmd, timeout):
@@ -45,7 +47,7 @@ def first_error(text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default="target/release/gdlground")
+    ap.add_argument("--bin", default=default_binary())
     ap.add_argument("--games", default="../shared/games/stanford_gamemaster")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", default="docs/operations")

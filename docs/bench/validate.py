@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validate every KIF game of the corpus: `gdlground validate GAME --playouts 20 --seed 1`.
 
-    python3 docs/bench/validate.py [--bin target/release/gdlground] [--games ../shared/games]
+    python3 docs/bench/validate.py [--bin BINARY] [--games ../shared/games]
         [--timeout 60] [--jobs 2] [--workers 1] [--out docs/validate] [GAME ...]
 
 Runs the games (all `*.kif` files under --games, or the GAMEs given) --jobs at a time, each
@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from operations import run  # noqa: E402  (a command under a time limit, killed on expiry)
+from binary import default_binary  # noqa: E402
 
 FIELDS = ["game", "status", "seconds", "commit", "timeout", "detail"]
 
@@ -57,7 +58,7 @@ def validate(args, game, commit):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="target/release/gdlground")
+    ap.add_argument("--bin", default=default_binary())
     ap.add_argument("--games", default="../shared/games")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=2)
