@@ -83,7 +83,8 @@ where
     let mut output: Output<T, O> = OutputBuilder::from(output);
     // The initial capabilities are dropped: output goes out at the inputs' times.
     builder.build(move |_| {
-        let mut state = State::new(between, Box::new(last));
+        let kept = vec![true; between.len() + 1];
+        let mut state = State::new(between, Box::new(last), kept);
         let mut ranges: Vec<Ranges> = shapes.iter().map(|s| Ranges::new(s.vars())).collect();
         move |_frontiers| {
             let mut output = output.activate();
@@ -113,8 +114,11 @@ type Pending<T> = (usize, Row, Row, T, Diff);
 /// What a chain holds between updates: the operator's state, and a recursive component's
 /// rules' in [`super::fixpoint`].
 pub(super) struct State<T, O> {
-    /// Per join, the bindings that reached it.
+    /// Per join, the bindings that reached it (none where they are not kept).
     lefts: Vec<Index<T>>,
+    /// Per join, whether the bindings that reach it are kept for entries to come: not when
+    /// its literal's relation is complete before any binding reaches it.
+    kept: Vec<bool>,
     /// Per join, its literal's entries.
     rights: Vec<Index<T>>,
     /// Where joined bindings go.
@@ -135,11 +139,18 @@ struct Onward<T, O> {
 
 impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
     /// The state of a chain whose joins are followed by `between` (one fewer) and the last
-    /// by `last`, holding nothing yet.
-    pub(super) fn new(between: Vec<Keying>, last: Box<dyn FnMut(Row) -> Out<O>>) -> State<T, O> {
+    /// by `last`, holding nothing yet; `kept` says per join whether the bindings that reach
+    /// it are kept for entries to come.
+    pub(super) fn new(
+        between: Vec<Keying>,
+        last: Box<dyn FnMut(Row) -> Out<O>>,
+        kept: Vec<bool>,
+    ) -> State<T, O> {
         let joins = between.len() + 1;
+        assert_eq!(kept.len(), joins, "one flag per join");
         State {
             lefts: (0..joins).map(|_| Index::default()).collect(),
+            kept,
             rights: (0..joins).map(|_| Index::default()).collect(),
             onward: Onward {
                 between,
@@ -175,7 +186,8 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
         self.onward.out.drain(..)
     }
 
-    /// Takes every pending binding to its join: joined with the entries there, then kept.
+    /// Takes every pending binding to its join: joined with the entries there, then kept if
+    /// that join keeps its bindings.
     pub(super) fn drain(&mut self) {
         while let Some((k, key, binding, time, diff)) = self.onward.stack.pop() {
             if let Some(rights) = self.rights[k].get(&key) {
@@ -183,10 +195,12 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
                     (self.onward).emit(k, joined(&binding, values), t.join(&time), d * diff);
                 }
             }
-            self.lefts[k]
-                .entry(key)
-                .or_default()
-                .push((binding, time, diff));
+            if self.kept[k] {
+                self.lefts[k]
+                    .entry(key)
+                    .or_default()
+                    .push((binding, time, diff));
+            }
         }
     }
 

@@ -41,6 +41,7 @@ use super::pipe::{joined, Lookup, Out, Pipe};
 use super::plan::{Component, Plan, Step};
 use super::shape::Shape;
 use super::Limits;
+use crate::hash::FastMap;
 use crate::program::{RelId, VarId};
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::lattice::Lattice;
@@ -647,8 +648,12 @@ impl<'s, 'p> Context<'s, 'p, u32> {
         scope: Scope<'s, u32>,
         component: &Component,
     ) -> (Atoms<'s, u32>, Tagged<'s, u32>) {
+        let levels = levels(self.plan, component);
         let rules: Vec<fixpoint::Rule> = (component.rules.iter())
-            .map(|&r| self.fixpoint_rule(r))
+            .map(|&r| {
+                let level = levels.get(&self.plan.rules[r].head_rel);
+                self.fixpoint_rule(r, level.copied().unwrap_or(0))
+            })
             .collect();
         let read: BTreeSet<Option<RelId>> = (rules.iter())
             .flat_map(|rule| {
@@ -668,12 +673,12 @@ impl<'s, 'p> Context<'s, 'p, u32> {
             head((r, row)).map(|atom| (rel, atom))
         };
         let (arities, limits) = (self.arities(), self.limits.clone());
-        fixpoint::fixpoint(scope, inputs, rules, head, arities, limits)
+        fixpoint::fixpoint(scope, inputs, rules, head, arities, limits, levels)
     }
 
-    /// Rule plan `r` lowered for [`fixpoint`]: its scan, its joins and the pipes between
-    /// them (it has no antijoin that is not a lookup, as [`fixpoint::fits`] checks).
-    fn fixpoint_rule(&mut self, r: usize) -> fixpoint::Rule {
+    /// Rule plan `r` lowered for [`fixpoint`] at `level`: its scan, its joins and the pipes
+    /// between them (it has no antijoin that is not a lookup, as [`fixpoint::fits`] checks).
+    fn fixpoint_rule(&mut self, r: usize, level: usize) -> fixpoint::Rule {
         let mut opening = self.opening(r);
         let (source, mut matched) = scanner(opening.scan, self.plan.rules[r].vars, self.arities());
         let mut pipe = opening.pipe;
@@ -684,6 +689,7 @@ impl<'s, 'p> Context<'s, 'p, u32> {
                 source,
                 body: fixpoint::Body::Scan(Box::new(scan)),
                 joins: Vec::new(),
+                level,
             };
         }
         let first: Keying =
@@ -702,8 +708,28 @@ impl<'s, 'p> Context<'s, 'p, u32> {
                 last,
             },
             joins,
+            level,
         }
     }
+}
+
+/// The levels of `component`'s relations for [`fixpoint`]: 1 for those of the
+/// plan's first component that has some, 2 for the next, and so on (the plan's components are
+/// in dependency order).
+fn levels(plan: &Plan, component: &Component) -> FastMap<RelId, usize> {
+    let mine: BTreeSet<RelId> = component.relations.iter().copied().collect();
+    let mut levels = FastMap::default();
+    let parts = plan.components.iter().map(|c| &c.relations);
+    let parts = parts.filter(|rels| rels.iter().any(|r| mine.contains(r)));
+    for (level, relations) in (1..).zip(parts) {
+        levels.extend(
+            relations
+                .iter()
+                .filter(|r| mine.contains(r))
+                .map(|&r| (r, level)),
+        );
+    }
+    levels
 }
 
 /// Stops an operator's output once the run is stopping, and checks the process's memory every
