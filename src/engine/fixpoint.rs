@@ -49,6 +49,7 @@ use crate::hash::{FastMap, FastSet};
 use crate::program::RelId;
 use differential_dataflow::{AsCollection, Data, Hashable};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use timely::container::CapacityContainerBuilder;
@@ -339,8 +340,12 @@ struct Component<H> {
     rules: Vec<Held>,
     /// By relation (`None`: the unit row), the places of rules that read it.
     places: FastMap<Option<RelId>, Vec<(usize, Place)>>,
-    /// By relation, the atoms seen (from outside) or derived (inside).
+    /// By relation, the atoms seen (from outside) or derived (inside), while its level is
+    /// being computed.
     seen: FastMap<Option<RelId>, FastSet<Row>>,
+    /// By relation, the atoms of a complete level (moved out of [`Self::seen`]): no atom is
+    /// added to them, and the rules of higher levels start from them.
+    complete: FastMap<Option<RelId>, Rc<Vec<Row>>>,
     /// By level, the atoms seen or derived, not yet taken to their places.
     work: Vec<Vec<(Option<RelId>, Row)>>,
     /// The level of each relation derived here (the others: 0).
@@ -349,8 +354,9 @@ struct Component<H> {
     at: usize,
     /// By level, the rules whose source is of a lower level: they start when it begins.
     begins: Vec<Vec<usize>>,
-    /// Rules to start from rows of their sources, at the level that just began.
-    starts: Vec<(usize, Row)>,
+    /// Rules to start from the rows of their complete sources, at the level that just began,
+    /// each with the position of the next row.
+    starts: Vec<(usize, Rc<Vec<Row>>, usize)>,
     /// Whether the inputs have ended.
     ended: bool,
     head: H,
@@ -423,6 +429,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
             rules: held,
             places: places.into_iter().collect(),
             seen: FastMap::default(),
+            complete: FastMap::default(),
             work: vec![Vec::new(); top + 1],
             levels,
             at: 0,
@@ -486,8 +493,15 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     /// whole fixpoint), and once they stop the run, drops the work.
     fn step(&mut self) -> bool {
         for _ in 0..CHUNK {
-            if let Some((i, row)) = self.starts.pop() {
-                self.start(i, row);
+            if let Some((i, rows, next)) = self.starts.last_mut() {
+                let (i, row) = (*i, rows[*next].clone());
+                *next += 1;
+                if *next == rows.len() {
+                    self.starts.pop();
+                }
+                if self.owns(&row) {
+                    self.start(i, row);
+                }
             } else if let Some((rel, row)) = self.work[self.at].pop() {
                 self.place(rel, row);
             } else if !self.advance() {
@@ -505,19 +519,35 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         true
     }
 
-    /// Begins the next level, if the current one is complete: its rules whose sources are of
-    /// lower levels start from all of their sources' rows. Whether it did.
+    /// Begins the next level, if the current one is complete: its atoms move to
+    /// [`Self::complete`], and the next level's rules whose sources are of lower levels start
+    /// from all of their sources' rows. Whether it did.
     fn advance(&mut self) -> bool {
         if self.at + 1 == self.work.len() || (self.at == 0 && !self.ended) {
             return false;
         }
+        let done: Vec<Option<RelId>> = (self.seen.keys())
+            .filter(|&&rel| self.level(rel) == self.at)
+            .copied()
+            .collect();
+        for rel in done {
+            let rows = self.seen.remove(&rel).unwrap_or_default();
+            self.complete
+                .insert(rel, Rc::new(rows.into_iter().collect()));
+        }
         self.at += 1;
         for &i in &self.begins[self.at] {
-            let rows = self.seen.get(&self.rules[i].source.0).into_iter().flatten();
-            let owned = rows.filter(|row| self.peers == 1 || owner(row, self.peers) == self.me);
-            (self.starts).extend(owned.map(|row| (i, row.clone())));
+            match self.complete.get(&self.rules[i].source.0) {
+                Some(rows) if !rows.is_empty() => self.starts.push((i, rows.clone(), 0)),
+                _ => {}
+            }
         }
         true
+    }
+
+    /// The level of relation `rel` (0: an input, or the unit row).
+    fn level(&self, rel: Option<RelId>) -> usize {
+        (rel.and_then(|rel| self.levels.get(&rel).copied())).unwrap_or(0)
     }
 
     /// Puts `row` of `rel` on its level's worklist if it is new; whether it was.
@@ -526,8 +556,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         let new = !seen.contains(&row);
         if new {
             seen.insert(row.clone());
-            let level = rel.and_then(|rel| self.levels.get(&rel).copied());
-            let level = level.unwrap_or(0);
+            let level = self.level(rel);
             debug_assert!(level >= self.at, "an atom of a level already complete");
             self.work[level].push((rel, row));
         }
