@@ -145,7 +145,7 @@ where
 {
     let (me, peers) = (scope.index(), scope.peers());
     let component = Component::new(rules, head, arities, limits, levels, me, peers);
-    if scope.peers() == 1 {
+    if peers == 1 {
         let inputs = inputs.into_iter().map(|(rel, rows)| (rel, rows.inner));
         let (atoms, bindings, _) = operator(scope, inputs.collect(), None, component);
         return (atoms.as_collection(), bindings.as_collection());
@@ -294,6 +294,11 @@ fn owner(row: &Row, peers: usize) -> usize {
     (row.hashed() % peers as u64) as usize
 }
 
+/// The level of relation `rel` in `levels` (0: an input, or the unit row).
+fn level_in(levels: &FastMap<RelId, usize>, rel: Option<RelId>) -> usize {
+    (rel.and_then(|rel| levels.get(&rel).copied())).unwrap_or(0)
+}
+
 /// Where an atom goes in a rule: its source, or join `k`.
 #[derive(Clone, Copy)]
 enum Place {
@@ -384,13 +389,13 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         me: usize,
         peers: usize,
     ) -> Self {
-        let level = |rel: Option<RelId>| rel.and_then(|rel| levels.get(&rel).copied());
+        let level = |rel: Option<RelId>| level_in(&levels, rel);
         let top = (levels.values().max().copied()).unwrap_or(0);
         let mut begins = vec![Vec::new(); top + 1];
         let mut places: BTreeMap<Option<RelId>, Vec<(usize, Place)>> = BTreeMap::new();
         let mut held = Vec::new();
         for (i, rule) in rules.into_iter().enumerate() {
-            let source = (rule.source, level(rule.source).unwrap_or(0));
+            let source = (rule.source, level(rule.source));
             if source.1 < rule.level {
                 begins[rule.level].push(i);
             }
@@ -413,7 +418,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
                 } => {
                     // A binding reaching a join of a lower level's relation meets all of it.
                     let joins = rule.joins.iter();
-                    let kept = joins.map(|j| level(Some(j.rel)).unwrap_or(0) >= rule.level);
+                    let kept = joins.map(|j| level(Some(j.rel)) >= rule.level);
                     Start::Chain(first, State::new(between, last, kept.collect()))
                 }
             };
@@ -473,7 +478,7 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         self.peers == 1 || owner(row, self.peers) == self.me
     }
 
-    /// Whether the work is taken level by level (on one worker).
+    /// Whether the work is taken level by level (some relation is above level 0).
     fn ordered(&self) -> bool {
         self.work.len() > 1
     }
@@ -545,9 +550,9 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
         true
     }
 
-    /// The level of relation `rel` (0: an input, or the unit row).
+    /// The level of relation `rel` ([`level_in`]).
     fn level(&self, rel: Option<RelId>) -> usize {
-        (rel.and_then(|rel| self.levels.get(&rel).copied())).unwrap_or(0)
+        level_in(&self.levels, rel)
     }
 
     /// Puts `row` of `rel` on its level's worklist if it is new; whether it was.
