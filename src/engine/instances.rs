@@ -4,17 +4,25 @@
 //! literals, each a small vector of tokens, they cost ~300 bytes each and dominated peak
 //! memory. Packed, an instance is its tokens and a few counts:
 //! `rule, head_rel, head_len, head…, literals, then per literal rel·2+negated, len, args…`.
-//! Arenas are closed at [`ARENA_TOKENS`], so they are also the parts, of about equal size,
-//! that the ground stage's threads share.
+//! Arenas are closed at [`ARENA_TOKENS`] (the first few earlier, doubling up to it), so they
+//! are also the parts, of about equal size, that the ground stage's threads share.
 
 use crate::program::encoding::Token;
 use crate::program::RelId;
 
 /// Tokens past which an arena is closed: the next instance starts a new one. Parts this size
 /// (4 MiB) let threads share the work evenly (a worker's whole arena as one part left one
-/// thread idle for 0.3 s of alexChess__v1's rule building), and a full arena is never copied
-/// to grow.
+/// thread idle for 0.3 s of alexChess__v1's rule building).
 const ARENA_TOKENS: usize = 1 << 20;
+
+/// Tokens at which the first arena closes; each next one closes at twice its predecessor's
+/// size, up to [`ARENA_TOKENS`]. Small games keep small arenas.
+const FIRST_ARENA_TOKENS: usize = 1 << 14;
+
+/// Room an arena has past its closing size, for the instance that crosses it. An arena is
+/// allocated whole, never grown by copying: growing them was 7 % of ruleDepthExponential's
+/// time, in reallocations whose `malloc` sorted the heap's free chunks.
+const ARENA_SLACK: usize = 1 << 12;
 
 /// Instances of rules with dynamic heads, packed (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -23,6 +31,8 @@ pub struct Instances {
     chunks: Vec<Vec<Token>>,
     /// How many instances in all.
     count: usize,
+    /// The size at which the last arena closes.
+    closing: usize,
 }
 
 /// One instance, borrowed from [`Instances`].
@@ -42,21 +52,42 @@ impl Instances {
     /// Starts an instance of program rule `rule` with head `head_rel(head)` and `literals`
     /// body literals, to be added with [`Instances::literal`].
     pub fn start(&mut self, rule: usize, head_rel: RelId, head: &[Token], literals: usize) {
-        if self.chunks.last().is_none_or(|c| c.len() >= ARENA_TOKENS) {
-            self.chunks.push(Vec::new());
+        self.start_with(rule, head_rel, literals, |arena| {
+            arena.extend_from_slice(head)
+        });
+    }
+
+    /// [`Instances::start`] with the head's arguments written by `head`, straight into the
+    /// arena (no row to build and copy).
+    pub fn start_with(
+        &mut self,
+        rule: usize,
+        head_rel: RelId,
+        literals: usize,
+        head: impl FnOnce(&mut Vec<Token>),
+    ) {
+        if self.chunks.last().is_none_or(|c| c.len() >= self.closing) {
+            self.closing = (2 * self.closing).clamp(FIRST_ARENA_TOKENS, ARENA_TOKENS);
+            self.chunks
+                .push(Vec::with_capacity(self.closing + ARENA_SLACK));
         }
         let arena = self.chunks.last_mut().expect("a chunk");
-        arena.extend([rule as Token, head_rel, head.len() as Token]);
-        arena.extend_from_slice(head);
+        arena.extend([rule as Token, head_rel]);
+        written(arena, head);
         arena.push(literals as Token);
         self.count += 1;
     }
 
     /// Adds a body literal to the instance started last.
     pub fn literal(&mut self, negated: bool, rel: RelId, args: &[Token]) {
+        self.literal_with(negated, rel, |arena| arena.extend_from_slice(args));
+    }
+
+    /// [`Instances::literal`] with the arguments written by `args`, straight into the arena.
+    pub fn literal_with(&mut self, negated: bool, rel: RelId, args: impl FnOnce(&mut Vec<Token>)) {
         let arena = self.chunks.last_mut().expect("an instance was started");
-        arena.extend([rel << 1 | negated as Token, args.len() as Token]);
-        arena.extend_from_slice(args);
+        arena.push(rel << 1 | negated as Token);
+        written(arena, args);
     }
 
     /// Takes over the instances of `other`.
@@ -108,6 +139,14 @@ impl Instances {
             })
         })
     }
+}
+
+/// Appends to `arena` the length of what `write` appends, then that.
+fn written(arena: &mut Vec<Token>, write: impl FnOnce(&mut Vec<Token>)) {
+    let at = arena.len();
+    arena.push(0);
+    write(arena);
+    arena[at] = (arena.len() - at - 1) as Token;
 }
 
 impl<'a> Instance<'a> {

@@ -126,19 +126,46 @@ impl Ranges {
     }
 
     /// Appends the value of `v` (taken from `row`) to `out`.
-    pub fn push_value(&self, v: VarId, row: &[Token], out: &mut Row) {
+    pub fn push_value(&self, v: VarId, row: &[Token], out: &mut impl Tokens) {
         let (s, e) = self.0[v as usize];
-        out.extend_from_slice(&row[s as usize..e as usize]);
+        out.put_slice(&row[s as usize..e as usize]);
     }
 
     /// Appends `pattern` instantiated with the values in `row` to `out`.
-    pub fn instantiate(&self, pattern: &[Item], row: &[Token], out: &mut Row) {
+    pub fn instantiate(&self, pattern: &[Item], row: &[Token], out: &mut impl Tokens) {
         for item in pattern {
             match *item {
-                Item::Tok(t) => out.push(t),
+                Item::Tok(t) => out.put(t),
                 Item::Var(v) => self.push_value(v, row, out),
             }
         }
+    }
+}
+
+/// Where instantiated tokens go: a [`Row`], or an arena of packed instances (a vector),
+/// written in place rather than through a row that long atoms would spill to the heap.
+pub trait Tokens {
+    /// Appends `t`.
+    fn put(&mut self, t: Token);
+    /// Appends `ts`.
+    fn put_slice(&mut self, ts: &[Token]);
+}
+
+impl Tokens for Row {
+    fn put(&mut self, t: Token) {
+        self.push(t);
+    }
+    fn put_slice(&mut self, ts: &[Token]) {
+        self.extend_from_slice(ts);
+    }
+}
+
+impl Tokens for Vec<Token> {
+    fn put(&mut self, t: Token) {
+        self.push(t);
+    }
+    fn put_slice(&mut self, ts: &[Token]) {
+        self.extend_from_slice(ts);
     }
 }
 

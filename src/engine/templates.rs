@@ -109,13 +109,13 @@ impl Forms {
     ) {
         ranges.read_binding(vars, binding, &self.arities);
         let (head_rel, head, kept) = &self.rules[source];
-        let mut args = Row::new();
-        ranges.instantiate(head, binding, &mut args);
-        out.start(source, *head_rel, &args, kept.len());
+        out.start_with(source, *head_rel, kept.len(), |arena| {
+            ranges.instantiate(head, binding, arena)
+        });
         for (negated, rel, p) in kept {
-            args.clear();
-            ranges.instantiate(p, binding, &mut args);
-            out.literal(*negated, *rel, &args);
+            out.literal_with(*negated, *rel, |arena| {
+                ranges.instantiate(p, binding, arena)
+            });
         }
     }
 }
