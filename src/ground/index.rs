@@ -5,8 +5,10 @@
 //! on one thread its build was the largest part of the ground stage that did not shrink with
 //! more threads. The atoms are hashed on every thread, a range each; the table is cut into
 //! one shard per thread by the high bits of the hash, and each thread fills its own shard
-//! (open addressing, linear probing within the shard), keeping only atom numbers there: the
-//! atoms themselves are read from the sorted list.
+//! (open addressing, linear probing within the shard), keeping only atom numbers there, each
+//! beside its hash's high half: the atoms themselves are read from the sorted list, only
+//! for a slot whose hash half matches (reading an atom that does not is a cache miss or
+//! two, for long atoms held on the heap).
 
 use std::hash::Hasher;
 
@@ -18,13 +20,14 @@ use crate::program::encoding::Token;
 use crate::program::RelId;
 
 /// A free slot.
-const EMPTY: AtomId = AtomId::MAX;
+const EMPTY: u64 = u64::MAX;
 
 /// The numbers of `atoms` (their positions) by relation and arguments.
 pub struct AtomIndex<'a> {
     atoms: &'a [(RelId, Row)],
-    /// Each shard's slots, a power of two of them, at most half full.
-    shards: Vec<Vec<AtomId>>,
+    /// Each shard's slots, a power of two of them, at most half full: an atom's number in
+    /// the low half, its hash's high half in the high half.
+    shards: Vec<Vec<u64>>,
 }
 
 impl<'a> AtomIndex<'a> {
@@ -50,13 +53,16 @@ impl<'a> AtomIndex<'a> {
         let mask = slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
-            let id = slots[i];
-            if id == EMPTY {
+            let slot = slots[i];
+            if slot == EMPTY {
                 return None;
             }
-            let (r, row) = &self.atoms[id as usize];
-            if *r == rel && row[..] == *args {
-                return Some(id);
+            if slot >> 32 == h >> 32 {
+                let id = slot as AtomId;
+                let (r, row) = &self.atoms[id as usize];
+                if *r == rel && row[..] == *args {
+                    return Some(id);
+                }
             }
             i = (i + 1) & mask;
         }
@@ -80,7 +86,7 @@ fn shard_of(h: u64, shards: usize) -> usize {
 }
 
 /// Shard `k` of `shards`: the slots of the atoms whose hash (`hashes`, by atom) falls in it.
-fn shard(hashes: &[u64], shards: usize, k: usize) -> Vec<AtomId> {
+fn shard(hashes: &[u64], shards: usize, k: usize) -> Vec<u64> {
     let mine = || (hashes.iter().enumerate()).filter(|(_, &h)| shard_of(h, shards) == k);
     let size = (2 * mine().count()).next_power_of_two().max(2);
     let mut slots = vec![EMPTY; size];
@@ -90,7 +96,7 @@ fn shard(hashes: &[u64], shards: usize, k: usize) -> Vec<AtomId> {
         while slots[i] != EMPTY {
             i = (i + 1) & mask;
         }
-        slots[i] = id as AtomId;
+        slots[i] = h & !0xffff_ffff | id as u64;
     }
     slots
 }
