@@ -599,7 +599,8 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     ) -> (Rows<'s, T>, Atoms<'s, T>, Tagged<'s, T>) {
         let parts = rules.iter().map(|&r| self.bindings(r)).collect();
         let bindings = concat(scope, parts);
-        let head = self.head();
+        let mut head_of = self.head();
+        let head = move |binding: (usize, Row)| head_of(&binding);
         let (rows, atoms) = match (self.plan.copy_only(rules), self.eager) {
             (false, true) if scope.peers() == 1 => {
                 eager::distinct_of(bindings.clone(), Pipeline, rel, head)
@@ -613,19 +614,19 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
 
     /// The head atom of a tagged binding; in recursive components, atoms nested deeper than
     /// the limit are dropped and reported.
-    fn head(&self) -> impl FnMut((usize, Row)) -> Option<Row> + 'static {
+    fn head(&self) -> impl FnMut(&(usize, Row)) -> Option<Row> + 'static {
         let (plan, limits) = (self.plan.clone(), self.limits.clone());
         let mut ranges = Ranges::new(0);
         let mut guard = Guard::new(self.limits);
-        move |(r, row): (usize, Row)| {
+        move |(r, row): &(usize, Row)| {
             if guard.stop() {
                 return None;
             }
-            let rule = &plan.rules[r];
+            let rule = &plan.rules[*r];
             ranges.room(rule.vars);
-            ranges.read_binding(&rule.binding, &row, &plan.arities);
+            ranges.read_binding(&rule.binding, row, &plan.arities);
             let mut atom = Row::new();
-            ranges.instantiate(&rule.head, &row, &mut atom);
+            ranges.instantiate(&rule.head, row, &mut atom);
             if rule.recursive && depth(&atom, &plan.arities) > limits.max_depth {
                 limits.exceeded(plan.original(rule.head_rel), &atom);
                 return None;
@@ -668,9 +669,9 @@ impl<'s, 'p> Context<'s, 'p, u32> {
             })
             .collect();
         let (plan, mut head) = (self.plan.clone(), self.head());
-        let head = move |(r, row): (usize, Row)| {
-            let rel = plan.rules[r].head_rel;
-            head((r, row)).map(|atom| (rel, atom))
+        let head = move |binding: &(usize, Row)| {
+            let rel = plan.rules[binding.0].head_rel;
+            head(binding).map(|atom| (rel, atom))
         };
         let (arities, limits) = (self.arities(), self.limits.clone());
         fixpoint::fixpoint(scope, inputs, rules, head, arities, limits, levels)

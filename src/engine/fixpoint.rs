@@ -141,7 +141,7 @@ pub fn fixpoint<'s, H>(
     levels: FastMap<RelId, usize>,
 ) -> (Atoms<'s, u32>, Tagged<'s, u32>)
 where
-    H: FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
+    H: FnMut(&(usize, Row)) -> Option<(RelId, Row)> + 'static,
 {
     let (me, peers) = (scope.index(), scope.peers());
     let component = Component::new(rules, head, arities, limits, levels, me, peers);
@@ -182,7 +182,7 @@ fn operator<'s, T: Timestamp, H>(
     Stream<'s, T, Shared>,
 )
 where
-    H: FnMut((usize, Row)) -> Option<(RelId, Row)> + 'static,
+    H: FnMut(&(usize, Row)) -> Option<(RelId, Row)> + 'static,
 {
     let mut builder = OperatorBuilder::new("Fixpoint".to_owned(), scope);
     let mut ports = Vec::new();
@@ -379,7 +379,7 @@ struct Component<H> {
     fresh: Vec<(usize, Row)>,
 }
 
-impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
+impl<H: FnMut(&(usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     fn new(
         rules: Vec<Rule>,
         head: H,
@@ -461,14 +461,14 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
             self.limits.fail(EngineError::Unsupported(what.to_owned()));
         }
         if !self.limits.stopped() {
-            self.see(rel, row);
+            self.see(rel, &row);
         }
     }
 
     /// Takes an atom another worker derived: onto the worklist if it is new, and out if this
     /// worker owns it.
     fn receive(&mut self, rel: RelId, row: Row) {
-        if !self.limits.stopped() && self.see(Some(rel), row.clone()) && self.owns(&row) {
+        if !self.limits.stopped() && self.see(Some(rel), &row) && self.owns(&row) {
             self.atoms.push((rel, row));
         }
     }
@@ -556,14 +556,14 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     }
 
     /// Puts `row` of `rel` on its level's worklist if it is new; whether it was.
-    fn see(&mut self, rel: Option<RelId>, row: Row) -> bool {
+    fn see(&mut self, rel: Option<RelId>, row: &Row) -> bool {
         let seen = self.seen.entry(rel).or_default();
-        let new = !seen.contains(&row);
+        let new = !seen.contains(row);
         if new {
             seen.insert(row.clone());
             let level = self.level(rel);
             debug_assert!(level >= self.at, "an atom of a level already complete");
-            self.work[level].push((rel, row));
+            self.work[level].push((rel, row.clone()));
         }
         new
     }
@@ -604,8 +604,8 @@ impl<H: FnMut((usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     fn derive(&mut self) {
         let mut fresh = std::mem::take(&mut self.fresh);
         for binding in fresh.drain(..) {
-            if let Some((rel, atom)) = (self.head)(binding.clone()) {
-                if self.see(Some(rel), atom.clone()) {
+            if let Some((rel, atom)) = (self.head)(&binding) {
+                if self.see(Some(rel), &atom) {
                     let others = (0..self.peers as u64).filter(|&w| w != self.me as u64);
                     (self.shared).extend(others.map(|w| (w, (rel, atom.clone()))));
                     if self.owns(&atom) {
