@@ -121,10 +121,31 @@ impl Encoding {
 
     /// Writes the name of `token`'s symbol (or its integer) to `out`.
     pub fn name(&self, token: Token, out: &mut String) {
+        out.push_str(self.spell(token, &mut Digits::default()));
+    }
+
+    /// The name of `token`'s symbol, or its integer spelled in `digits`: no allocation, for
+    /// writers that spell millions of tokens.
+    pub fn spell<'a>(&'a self, token: Token, digits: &'a mut Digits) -> &'a str {
         match int_value(token) {
-            Some(n) => out.push_str(&n.to_string()),
-            None => out.push_str(&self.names[self.functors[token as usize].0 as usize]),
+            Some(n) => digits.spell(n),
+            None => &self.names[self.functors[token as usize].0 as usize],
         }
+    }
+}
+
+/// Room to spell an integer token in (at most 12 digits and a sign, see [`parse_int`]).
+#[derive(Default)]
+pub struct Digits([u8; 24]);
+
+impl Digits {
+    /// `n` in decimal.
+    fn spell(&mut self, n: i64) -> &str {
+        use std::io::Write as _;
+        let mut rest = &mut self.0[..];
+        write!(rest, "{n}").expect("an i64 fits in 24 bytes");
+        let len = 24 - rest.len();
+        std::str::from_utf8(&self.0[..len]).expect("decimal digits are UTF-8")
     }
 }
 
@@ -194,6 +215,13 @@ mod tests {
         assert_eq!(parse_int("007"), None);
         assert_eq!(parse_int("-0"), None);
         assert_eq!(parse_int("12"), Some(12));
+    }
+
+    #[test]
+    fn integers_are_spelled_in_decimal_without_allocating() {
+        for n in [0, 7, 42, -7, INT_END - 1, INT_MIN, i64::MIN, i64::MAX] {
+            assert_eq!(Digits::default().spell(n), n.to_string());
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::engine::Row;
 use crate::ground::{AtomId, Counts, GroundProgram};
 use crate::grounding::LoopReport;
 use crate::parallel;
-use crate::program::encoding::{Encoding, Token};
+use crate::program::encoding::{Digits, Encoding, Token};
 use crate::program::operations::EffectKind;
 use crate::program::{Program, RelId};
 use std::fmt::Write as _;
@@ -57,11 +57,11 @@ impl<'a> AtomText<'a> {
             return;
         };
         *pos += 1;
-        let mut name = String::new();
-        self.encoding.name(token, &mut name);
+        let mut digits = Digits::default();
+        let name = self.encoding.spell(token, &mut digits);
         let arity = self.encoding.arity(token) as usize;
         self.notation
-            .apply(&name, arity, out, |_, out| self.term(tokens, pos, out));
+            .apply(name, arity, out, |_, out| self.term(tokens, pos, out));
     }
 }
 
