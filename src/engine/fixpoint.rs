@@ -499,13 +499,14 @@ impl<H: FnMut(&(usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     fn step(&mut self) -> bool {
         for _ in 0..CHUNK {
             if let Some((i, rows, next)) = self.starts.last_mut() {
-                let (i, row) = (*i, rows[*next].clone());
+                let (i, rows, at) = (*i, Rc::clone(rows), *next);
                 *next += 1;
                 if *next == rows.len() {
                     self.starts.pop();
                 }
-                if self.owns(&row) {
-                    self.start(i, row);
+                // Only the rows this worker owns are copied out.
+                if self.owns(&rows[at]) {
+                    self.start(i, rows[at].clone());
                 }
             } else if let Some((rel, row)) = self.work[self.at].pop() {
                 self.place(rel, row);

@@ -144,7 +144,8 @@ impl Digits {
         use std::io::Write as _;
         let mut rest = &mut self.0[..];
         write!(rest, "{n}").expect("an i64 fits in 24 bytes");
-        let len = 24 - rest.len();
+        let unused = rest.len();
+        let len = self.0.len() - unused;
         std::str::from_utf8(&self.0[..len]).expect("decimal digits are UTF-8")
     }
 }
