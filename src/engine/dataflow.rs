@@ -310,10 +310,7 @@ fn scanner(scan: Option<&Step>, vars: usize, arities: Arc<Vec<u32>>) -> (Option<
         if !ranges.match_row(&pattern, &row, &arities) {
             return None;
         }
-        let mut out = Row::new();
-        new.iter()
-            .for_each(|&v| ranges.push_value(v, &row, &mut out));
-        Some(out)
+        Some(ranges.values(&new, &row))
     };
     (Some(*rel), Box::new(first))
 }
@@ -625,8 +622,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             let rule = &plan.rules[*r];
             ranges.room(rule.vars);
             ranges.read_binding(&rule.binding, row, &plan.arities);
-            let mut atom = Row::new();
-            ranges.instantiate(&rule.head, row, &mut atom);
+            let atom = ranges.instantiated(&rule.head, row);
             if rule.recursive && depth(&atom, &plan.arities) > limits.max_depth {
                 limits.exceeded(plan.original(rule.head_rel), &atom);
                 return None;

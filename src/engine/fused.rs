@@ -155,19 +155,17 @@ impl Fused {
     /// [`apply`](Self::apply), then the key the next operator reads, beside the binding.
     pub(super) fn keyed(&mut self, row: Row) -> Option<(Row, Row)> {
         let row = self.apply(row)?;
-        let mut key = Row::new();
-        match &self.next {
-            Next::End => {}
+        let key = match &self.next {
+            Next::End => Row::new(),
             Next::Join { bound, key: vars } => {
                 self.ranges.read_binding(bound, &row, &self.arities);
-                vars.iter()
-                    .for_each(|&v| self.ranges.push_value(v, &row, &mut key));
+                self.ranges.values(vars, &row)
             }
             Next::Antijoin { bound, pattern } => {
                 self.ranges.read_binding(bound, &row, &self.arities);
-                self.ranges.instantiate(pattern, &row, &mut key);
+                self.ranges.instantiated(pattern, &row)
             }
-        }
+        };
         Some((key, row))
     }
 }

@@ -131,6 +131,37 @@ impl Ranges {
         out.put_slice(&row[s as usize..e as usize]);
     }
 
+    /// The values of `vars` (taken from `row`), back to back, in a row allocated at their
+    /// length ([`Self::instantiated_len`] says why).
+    pub fn values(&self, vars: &[VarId], row: &[Token]) -> Row {
+        let len = (vars.iter())
+            .map(|&v| (self.0[v as usize].1 - self.0[v as usize].0) as usize)
+            .sum();
+        let mut out = Row::with_capacity(len);
+        vars.iter().for_each(|&v| self.push_value(v, row, &mut out));
+        out
+    }
+
+    /// The length of `pattern` instantiated ([`Self::instantiate`]): the room it takes in a
+    /// row. A row longer than its inline room is allocated once at this length, where growing
+    /// it token by token would reallocate it and leave it with room to spare (a 20-token row
+    /// took 32 tokens of heap).
+    fn instantiated_len(&self, pattern: &[Item]) -> usize {
+        (pattern.iter())
+            .map(|item| match *item {
+                Item::Tok(_) => 1,
+                Item::Var(v) => (self.0[v as usize].1 - self.0[v as usize].0) as usize,
+            })
+            .sum()
+    }
+
+    /// `pattern` instantiated with the values in `row`, in a row allocated at its length.
+    pub fn instantiated(&self, pattern: &[Item], row: &[Token]) -> Row {
+        let mut out = Row::with_capacity(self.instantiated_len(pattern));
+        self.instantiate(pattern, row, &mut out);
+        out
+    }
+
     /// Appends `pattern` instantiated with the values in `row` to `out`.
     pub fn instantiate(&self, pattern: &[Item], row: &[Token], out: &mut impl Tokens) {
         for item in pattern {
@@ -187,4 +218,29 @@ pub fn depth(row: &[Token], arities: &[u32]) -> usize {
         }
     }
     deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lengths a row is allocated at are those of what is written into it: a binding of
+    /// X = f(1, 2) and Y = 3 (token 7 a functor of two arguments) instantiating
+    /// `p(Y, X, 9, X)`.
+    #[test]
+    fn lengths_are_those_of_the_tokens_written() {
+        let mut arities = vec![0; 16];
+        arities[7] = 2;
+        let binding = [7, 1, 2, 3];
+        let mut ranges = Ranges::new(2);
+        ranges.read_binding(&[0, 1], &binding, &arities);
+        let pattern = [Item::Var(1), Item::Var(0), Item::Tok(9), Item::Var(0)];
+        let out = ranges.instantiated(&pattern, &binding);
+        assert_eq!(&out[..], [3, 7, 1, 2, 9, 7, 1, 2]);
+        assert_eq!(ranges.instantiated_len(&pattern), out.len());
+        let values = ranges.values(&[1, 0], &binding);
+        assert_eq!((&values[..], values.capacity()), (&[3, 7, 1, 2][..], 8));
+        let long = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map(Item::Tok);
+        assert_eq!(ranges.instantiated_len(&long), 11);
+    }
 }

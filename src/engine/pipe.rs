@@ -100,7 +100,8 @@ fn run(lookups: &[Lookup], fused: &mut [Fused], row: Row, last: &mut impl FnMut(
 
 /// A binding extended by the values a join adds.
 pub fn joined(binding: &Row, values: &Row) -> Row {
-    let mut out = binding.clone();
+    let mut out = Row::with_capacity(binding.len() + values.len());
+    out.extend_from_slice(binding);
     out.extend_from_slice(values);
     out
 }

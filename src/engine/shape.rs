@@ -63,13 +63,6 @@ impl Shape {
         if !ranges.match_row(&self.pattern, row, arities) {
             return None;
         }
-        let (mut key, mut new) = (Row::new(), Row::new());
-        self.key
-            .iter()
-            .for_each(|&v| ranges.push_value(v, row, &mut key));
-        self.new
-            .iter()
-            .for_each(|&v| ranges.push_value(v, row, &mut new));
-        Some((key, new))
+        Some((ranges.values(&self.key, row), ranges.values(&self.new, row)))
     }
 }
