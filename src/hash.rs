@@ -16,11 +16,23 @@ impl FxHasher {
 }
 
 impl Hasher for FxHasher {
+    /// Each 8 bytes as a little-endian word, the last ones padded with zeros. (A row's tokens
+    /// come here as one slice of bytes: copying each word out through a buffer called
+    /// `memcpy` once a word, which was 4% of ruleDepthExponential's run.)
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        match words.remainder() {
+            [] => {}
+            // A row of an odd number of tokens ends with one.
+            &[a, b, c, d] => self.add(u32::from_le_bytes([a, b, c, d]).into()),
+            rest => {
+                let mut word = [0u8; 8];
+                word[..rest.len()].copy_from_slice(rest);
+                self.add(u64::from_le_bytes(word));
+            }
         }
     }
 
@@ -59,6 +71,23 @@ mod tests {
     use super::*;
     use crate::engine::Row;
     use std::hash::BuildHasher;
+
+    /// Bytes are hashed as little-endian words, the last one padded with zeros, whatever
+    /// their number.
+    #[test]
+    fn bytes_are_hashed_as_padded_words() {
+        let bytes: Vec<u8> = (1..=23).collect();
+        for n in 0..=bytes.len() {
+            let (mut fast, mut words) = (FxHasher::default(), FxHasher::default());
+            fast.write(&bytes[..n]);
+            for chunk in bytes[..n].chunks(8) {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                words.write_u64(u64::from_le_bytes(word));
+            }
+            assert_eq!(fast.finish(), words.finish(), "{n} bytes");
+        }
+    }
 
     /// Regression: without a final mix, rows differing only in the high half of their last
     /// 8-byte word had the same low hash bits, and hash tables degenerated to lists.
