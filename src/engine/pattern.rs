@@ -125,10 +125,14 @@ impl Ranges {
         }
     }
 
-    /// Appends the value of `v` (taken from `row`) to `out`.
+    /// Appends the value of `v` (taken from `row`) to `out`. Most values are one token (a
+    /// constant), pushed as such: copying a slice of one token called `memmove` each time.
     pub fn push_value(&self, v: VarId, row: &[Token], out: &mut impl Tokens) {
         let (s, e) = self.0[v as usize];
-        out.put_slice(&row[s as usize..e as usize]);
+        match &row[s as usize..e as usize] {
+            &[t] => out.put(t),
+            value => out.put_slice(value),
+        }
     }
 
     /// The values of `vars` (taken from `row`), back to back, in a row allocated at their
