@@ -8,10 +8,11 @@
 //! expected to be more selective. The numbers only rank join orders; they need not be right.
 
 use super::pattern::{variables, Item, Pattern, Ranges, Row};
+use crate::hash::FastSet;
 use crate::program::encoding::token_arity;
 use crate::program::{RelId, VarId};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The size guessed for a relation whose rows are not known.
@@ -108,17 +109,14 @@ impl Stats {
         let vars = variables(p).len();
         let mut ranges = Ranges::new(vars);
         let mut matched = 0usize;
-        let mut keys: HashSet<Row> = HashSet::new();
+        let mut keys: FastSet<Row> = FastSet::default();
         for row in rows {
             if !ranges.match_row(p, row, &self.arities) {
                 continue;
             }
             matched += 1;
             if !k.is_empty() {
-                let mut key_row = Row::new();
-                k.iter()
-                    .for_each(|&v| ranges.push_value(v, row, &mut key_row));
-                keys.insert(key_row);
+                keys.insert(ranges.values(k, row));
             }
         }
         let f = matched as f64 / keys.len().max(1) as f64;
