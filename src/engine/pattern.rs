@@ -242,9 +242,23 @@ mod tests {
         let out = ranges.instantiated(&pattern, &binding);
         assert_eq!(&out[..], [3, 7, 1, 2, 9, 7, 1, 2]);
         assert_eq!(ranges.instantiated_len(&pattern), out.len());
-        let values = ranges.values(&[1, 0], &binding);
-        assert_eq!((&values[..], values.capacity()), (&[3, 7, 1, 2][..], 8));
-        let long = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map(Item::Tok);
-        assert_eq!(ranges.instantiated_len(&long), 11);
+        assert_eq!(&ranges.values(&[1, 0], &binding)[..], [3, 7, 1, 2]);
+    }
+
+    /// A row past its inline room is allocated at exactly its length.
+    #[test]
+    fn long_rows_are_allocated_at_their_length() {
+        let arities = vec![0; 16];
+        let binding: Vec<Token> = (1..=11).collect();
+        let vars: Vec<VarId> = (0..11).collect();
+        let mut ranges = Ranges::new(11);
+        ranges.read_binding(&vars, &binding, &arities);
+        let values = ranges.values(&vars, &binding);
+        assert_eq!((&values[..], values.capacity()), (&binding[..], 11));
+        let pattern: Vec<Item> = (vars.iter().map(|&v| Item::Var(v)))
+            .chain([Item::Tok(12), Item::Tok(13)])
+            .collect();
+        let atom = ranges.instantiated(&pattern, &binding);
+        assert_eq!((atom.len(), atom.capacity()), (13, 13));
     }
 }
