@@ -135,31 +135,36 @@ impl Ranges {
         }
     }
 
+    /// The length of the value of `v`.
+    fn value_len(&self, v: VarId) -> usize {
+        let (s, e) = self.0[v as usize];
+        (e - s) as usize
+    }
+
     /// The values of `vars` (taken from `row`), back to back, in a row allocated at their
-    /// length ([`Self::instantiated_len`] says why).
+    /// length. A row longer than its inline room is allocated once at its length, where
+    /// growing it token by token would reallocate it and leave it with room to spare (a
+    /// 20-token row took 32 tokens of heap).
     pub fn values(&self, vars: &[VarId], row: &[Token]) -> Row {
-        let len = (vars.iter())
-            .map(|&v| (self.0[v as usize].1 - self.0[v as usize].0) as usize)
-            .sum();
+        let len = vars.iter().map(|&v| self.value_len(v)).sum();
         let mut out = Row::with_capacity(len);
         vars.iter().for_each(|&v| self.push_value(v, row, &mut out));
         out
     }
 
     /// The length of `pattern` instantiated ([`Self::instantiate`]): the room it takes in a
-    /// row. A row longer than its inline room is allocated once at this length, where growing
-    /// it token by token would reallocate it and leave it with room to spare (a 20-token row
-    /// took 32 tokens of heap).
+    /// row.
     fn instantiated_len(&self, pattern: &[Item]) -> usize {
         (pattern.iter())
             .map(|item| match *item {
                 Item::Tok(_) => 1,
-                Item::Var(v) => (self.0[v as usize].1 - self.0[v as usize].0) as usize,
+                Item::Var(v) => self.value_len(v),
             })
             .sum()
     }
 
-    /// `pattern` instantiated with the values in `row`, in a row allocated at its length.
+    /// `pattern` instantiated with the values in `row`, in a row allocated at its length (as
+    /// [`Self::values`], for the same reason).
     pub fn instantiated(&self, pattern: &[Item], row: &[Token]) -> Row {
         let mut out = Row::with_capacity(self.instantiated_len(pattern));
         self.instantiate(pattern, row, &mut out);

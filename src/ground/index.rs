@@ -62,13 +62,8 @@ impl AtomIndex {
             rest = after;
             pieces.push((part, piece));
         }
-        let hashes: Vec<u64> = parallel::map_parts(pieces, |(part, piece)| {
-            copy(atoms, part.clone(), piece);
-            (atoms[part].iter())
-                .map(|(rel, row)| hash(*rel, row))
-                .collect::<Vec<_>>()
-        })
-        .concat();
+        let hashes: Vec<u64> =
+            parallel::map_parts(pieces, |(part, piece)| copy(atoms, part, piece)).concat();
         let shards = parallel::map_parts((0..threads).collect(), |k| {
             shard(&hashes, &starts, threads, k)
         });
@@ -100,15 +95,18 @@ impl AtomIndex {
 }
 
 /// Atoms `part` of `atoms` written to `flat` (their share of the flat list), each as its
-/// number, relation, length and arguments.
-fn copy(atoms: &[(RelId, Row)], part: Range<usize>, flat: &mut [Token]) {
+/// number, relation, length and arguments; their hashes, read in the same pass over the rows.
+fn copy(atoms: &[(RelId, Row)], part: Range<usize>, flat: &mut [Token]) -> Vec<u64> {
     let mut at = 0;
+    let mut hashes = Vec::with_capacity(part.len());
     for id in part {
         let (rel, row) = &atoms[id];
         flat[at..at + HEADER].copy_from_slice(&[id as Token, *rel, row.len() as Token]);
         flat[at + HEADER..at + HEADER + row.len()].copy_from_slice(row);
         at += HEADER + row.len();
+        hashes.push(hash(*rel, row));
     }
+    hashes
 }
 
 /// The hash of atom `rel(args)`.
