@@ -80,8 +80,12 @@ pub struct Outputs<'s> {
     /// The atoms of the relations the plan's supports name, by relation (those it has rules
     /// for).
     pub supports: BTreeMap<RelId, Rows<'s, u32>>,
-    /// Bindings with the index of their rule plan.
+    /// Bindings with the index of their rule plan, as differential's operators make them:
+    /// a binding may come as several updates, on several workers, to be netted.
     pub instances: VecCollection<'s, u32, (usize, Row), Diff>,
+    /// Bindings made by the [`fixpoint`] operators: each made once, on one worker, with
+    /// multiplicity 1, so they need no netting (nor an exchange to net them).
+    pub made_once: VecCollection<'s, u32, (usize, Row), Diff>,
 }
 
 /// Builds the whole computation in `scope`; `unit` holds the single empty binding, `given`
@@ -111,16 +115,17 @@ pub fn build<'s>(
     let fixpoints = !rounds && fixpoint::fits(plan, lookups);
     // On one worker the whole plan is one such operator: no operator per rule at all.
     if fixpoints && scope.peers() == 1 && plan.supports.is_empty() {
-        let (atoms, instances) = Context::new(plan, lookups, limits, unit, &given, true, true)
+        let (atoms, made_once) = Context::new(plan, lookups, limits, unit, &given, true, true)
             .fixpoint(scope, &plan.whole());
         return Outputs {
             atoms,
             supports: BTreeMap::new(),
-            instances,
+            instances: concat(scope, Vec::new()),
+            made_once,
         };
     }
     let mut relations = given;
-    let (mut atoms, mut instances) = (Vec::new(), Vec::new());
+    let (mut atoms, mut instances, mut made_once) = (Vec::new(), Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();
     let mut narrowed = vec![false; plan.supports.len()];
     // What is read after the component that derives it, and so taken out of its stream.
@@ -152,8 +157,11 @@ pub fn build<'s>(
             continue;
         }
         let (derived, bindings) = if fixpoints {
-            Context::new(plan, lookups, limits, unit.clone(), &relations, true, true)
-                .fixpoint(scope, component)
+            let (derived, bindings) =
+                Context::new(plan, lookups, limits, unit.clone(), &relations, true, true)
+                    .fixpoint(scope, component);
+            made_once.push(bindings);
+            (derived, None)
         } else {
             let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
             scope.iterative::<u64, _, _>(|inner| {
@@ -192,7 +200,7 @@ pub fn build<'s>(
                 }
                 (
                     concat(inner, atoms).leave(scope),
-                    concat(inner, bindings).leave(scope),
+                    Some(concat(inner, bindings).leave(scope)),
                 )
             })
         };
@@ -203,7 +211,7 @@ pub fn build<'s>(
             relations.insert(rel, rows);
         }
         atoms.push(derived);
-        instances.push(bindings);
+        instances.extend(bindings);
     }
     let supports = (plan.supports.iter())
         .flat_map(|(_, s)| s.iter())
@@ -214,6 +222,7 @@ pub fn build<'s>(
         atoms: concat(scope, atoms),
         supports,
         instances: concat(scope, instances),
+        made_once: concat(scope, made_once),
     }
 }
 

@@ -340,11 +340,15 @@ pub fn run(
                     rule.source.is_some() && !p.is_static[p.original(rule.head_rel) as usize]
                 })
                 .collect();
-            let instances = outputs.instances.filter(move |(r, _)| kept[*r]);
+            let kept = move |(r, _): &(usize, Row)| kept[*r];
+            let instances = outputs.instances.filter(kept.clone());
+            let made_once = outputs.made_once.filter(kept);
             match rounds {
-                // Without rounds, netted once the run is complete ([`Tally`]).
+                // Without rounds, netted once the run is complete ([`Tally`]); those made
+                // once need no netting.
                 None => {
                     tally.collect(instances).probe_with(&probe);
+                    tally.keep(made_once).probe_with(&probe);
                 }
                 // Consolidated, each binding comes once per time, with its change in
                 // multiplicity (an antijoin's retractions cancelled), always on the same
@@ -352,6 +356,7 @@ pub fn run(
                 Some(_) => {
                     let changes = bindings.clone();
                     instances
+                        .concat(made_once)
                         .consolidate()
                         .inspect(move |((r, row), _, diff)| {
                             changes.borrow_mut().push((*r, row.clone(), *diff));
