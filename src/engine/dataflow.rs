@@ -157,15 +157,15 @@ pub fn build<'s>(
             relations.insert(rel, derived);
             continue;
         }
-        let (derived, bindings) = if fixpoints {
+        let derived = if fixpoints {
             let (derived, bindings) =
                 Context::new(plan, lookups, limits, unit.clone(), &relations, true, true)
                     .fixpoint(scope, component);
             made_once.push(bindings);
-            (derived, None)
+            derived
         } else {
             let (loops, order) = loops::cut(&component.relations, &edges(plan, component));
-            scope.iterative::<u64, _, _>(|inner| {
+            let (derived, bindings) = scope.iterative::<u64, _, _>(|inner| {
                 // Only what the component reads enters: every operator counts in the scope.
                 let outer: BTreeMap<RelId, Rows<'_, Product<u32, u64>>> = relations
                     .iter()
@@ -201,9 +201,11 @@ pub fn build<'s>(
                 }
                 (
                     concat(inner, atoms).leave(scope),
-                    Some(concat(inner, bindings).leave(scope)),
+                    concat(inner, bindings).leave(scope),
                 )
-            })
+            });
+            instances.push(bindings);
+            derived
         };
         let wanted: Vec<RelId> = (component.relations.iter())
             .filter(|r| needed.contains(r))
@@ -213,7 +215,6 @@ pub fn build<'s>(
             relations.extend(split_by_relation(derived.clone(), wanted));
         }
         atoms.push(derived);
-        instances.extend(bindings);
     }
     let supports = (plan.supports.iter())
         .flat_map(|(_, s)| s.iter())

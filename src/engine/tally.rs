@@ -111,6 +111,11 @@ mod tests {
     use timely::dataflow::operators::Probe;
     use timely::dataflow::ProbeHandle;
 
+    /// A row of one token.
+    fn row(v: u32) -> Row {
+        Row::from(&[v][..])
+    }
+
     #[test]
     fn updates_are_netted_and_bindings_made_once_kept_as_they_came() {
         let mut kept = timely::execute_directly(|worker| {
@@ -123,7 +128,6 @@ mod tests {
                 tally.keep(once).probe_with(&probe);
                 (netted_in, once_in)
             });
-            let row = |v: u32| Row::from(&[v][..]);
             netted.update((0, row(1)), 1);
             netted.update((0, row(1)), 1);
             netted.update((0, row(2)), 1);
@@ -137,7 +141,6 @@ mod tests {
             tally.bindings().collect::<Vec<_>>()
         });
         kept.sort();
-        let row = |v: u32| Row::from(&[v][..]);
         assert_eq!(kept, [(0, row(1)), (1, row(3)), (1, row(4))]);
     }
 
