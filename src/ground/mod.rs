@@ -99,15 +99,15 @@ impl GroundProgram {
             },
         );
         let (parts, read_false) = propagate(parts, &mut is_fact, &given);
-        let rules = Rules::concat(parts, threads);
         let mut support = Support::default();
         if let Some(keys) = atom_keys {
-            for rule in rules.iter() {
+            for rule in parts.iter().flat_map(Rules::iter) {
                 *support.counts.entry(rule_key(rule, keys)).or_default() += 1;
             }
             support.read_false = read_false.iter().map(|&a| keys[a as usize]).collect();
         }
-        let (rules, subsumed) = rules.sorted_then(threads, drop_subsumed);
+        let (rules, subsumed) = Rules::sort_parts(&parts, threads, drop_subsumed);
+        drop(parts);
         if let Some(keys) = atom_keys {
             support.subsumed = subsumed.iter().map(|&h| keys[h as usize]).collect();
         }
@@ -453,7 +453,8 @@ mod tests {
         let count = parts.len();
         let (kept, read_false) = propagate(parts, &mut is_fact, given);
         assert_eq!(kept.len(), count);
-        (is_fact, Rules::concat(kept, 2).sorted(1), read_false)
+        let no_more = |rules| (rules, Vec::<()>::new());
+        (is_fact, Rules::sort_parts(&kept, 1, no_more).0, read_false)
     }
 
     /// Regression: facts were only recognised in bodies processed after the rule that made
