@@ -243,12 +243,12 @@ impl Sorting<'_> {
     /// sorted by body and each rule once.
     fn sorted(&self, heads: Range<usize>, rules: usize) -> Rules {
         let (parts, grouped) = (self.parts, self.grouped);
-        let literals = (grouped.iter().zip(parts))
-            .flat_map(|(lists, part)| {
-                (heads.clone().flat_map(|h| lists.get(h))).map(|&r| part.get(r as usize).body.len())
-            })
-            .sum();
-        let mut sorted = Rules::with_capacity(rules, literals);
+        // Room for the literals of as many rules of the parts' average length: counting them
+        // would read every rule once more, out of order.
+        let (all, literals) = (parts.iter()).fold((0, 0), |(n, l), part| {
+            (n + part.len(), l + part.literals.len())
+        });
+        let mut sorted = Rules::with_capacity(rules, literals * rules / all.max(1));
         // A rule as (part, index in it).
         let rule = |(p, r): (u32, u32)| parts[p as usize].get(r as usize);
         let mut keys: Vec<(u128, (u32, u32))> = Vec::new();
