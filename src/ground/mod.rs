@@ -107,7 +107,6 @@ impl GroundProgram {
             support.read_false = read_false.iter().map(|&a| keys[a as usize]).collect();
         }
         let (rules, subsumed) = Rules::sort_parts(&parts, threads, drop_subsumed);
-        drop(parts);
         if let Some(keys) = atom_keys {
             support.subsumed = subsumed.iter().map(|&h| keys[h as usize]).collect();
         }

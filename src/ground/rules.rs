@@ -199,6 +199,8 @@ impl Rules {
         let sorting = Sorting {
             parts,
             grouped: &grouped,
+            rules: len,
+            literals: parts.iter().map(|part| part.literals.len()).sum(),
         };
         let done = parallel::share(count, threads, Vec::new, |done, p| {
             let range = cuts[p]..cuts[p + 1];
@@ -232,10 +234,13 @@ impl Rules {
     }
 }
 
-/// What [`Rules::sort_parts`] sorts: the parts, and their rules grouped by head.
+/// What [`Rules::sort_parts`] sorts: the parts, their rules grouped by head, and how many
+/// rules and literals they have in all.
 struct Sorting<'a> {
     parts: &'a [Rules],
     grouped: &'a [Lists<u32>],
+    rules: usize,
+    literals: usize,
 }
 
 impl Sorting<'_> {
@@ -245,10 +250,8 @@ impl Sorting<'_> {
         let (parts, grouped) = (self.parts, self.grouped);
         // Room for the literals of as many rules of the parts' average length: counting them
         // would read every rule once more, out of order.
-        let (all, literals) = (parts.iter()).fold((0, 0), |(n, l), part| {
-            (n + part.len(), l + part.literals.len())
-        });
-        let mut sorted = Rules::with_capacity(rules, literals * rules / all.max(1));
+        let room = self.literals * rules / self.rules.max(1);
+        let mut sorted = Rules::with_capacity(rules, room);
         // A rule as (part, index in it).
         let rule = |(p, r): (u32, u32)| parts[p as usize].get(r as usize);
         let mut keys: Vec<(u128, (u32, u32))> = Vec::new();
