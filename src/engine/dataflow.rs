@@ -31,7 +31,7 @@
 //! workers' operators by creation order), so nothing here iterates over a `HashMap`.
 
 use super::chain::{self, Keying};
-use super::eager;
+use super::eager::{self, Updates};
 use super::fixpoint::{self, Complete};
 use super::fused::Fused;
 use super::lookup::Lookups;
@@ -116,8 +116,10 @@ pub fn build<'s>(
     let fixpoints = !rounds && fixpoint::fits(plan, lookups);
     // On one worker the whole plan is one such operator: no operator per rule at all.
     if fixpoints && scope.peers() == 1 && plan.supports.is_empty() {
-        let (atoms, made_once) = Context::new(plan, lookups, limits, unit, &given, true, true)
-            .fixpoint(scope, &plan.whole());
+        let insertions = Some(Updates::Insertions);
+        let (atoms, made_once) =
+            Context::new(plan, lookups, limits, unit, &given, insertions, true)
+                .fixpoint(scope, &plan.whole());
         return Outputs {
             atoms,
             supports: BTreeMap::new(),
@@ -125,6 +127,12 @@ pub fn build<'s>(
             made_once,
         };
     }
+    // Without rounds, every time outside the iterative scopes is 0, and retractions come only
+    // from antijoins of relations derived in the run, which `fixpoints` excludes.
+    let top_level = Some(match fixpoints {
+        true => Updates::Insertions,
+        false => Updates::Any,
+    });
     let mut relations = given;
     let (mut atoms, mut instances, mut made_once) = (Vec::new(), Vec::new(), Vec::new());
     let mut read: BTreeSet<RelId> = BTreeSet::new();
@@ -147,9 +155,19 @@ pub fn build<'s>(
             *done = true;
         }
         read.extend(reads);
+        let top = |chains| {
+            Context::new(
+                plan,
+                lookups,
+                limits,
+                unit.clone(),
+                &relations,
+                top_level,
+                chains,
+            )
+        };
         if !component.recursive {
-            let mut ctx =
-                Context::new(plan, lookups, limits, unit.clone(), &relations, true, false);
+            let mut ctx = top(false);
             let rel = component.relations[0];
             let (derived, tagged, bindings) = ctx.derive(scope, rel, &component.rules);
             instances.push(bindings);
@@ -158,9 +176,7 @@ pub fn build<'s>(
             continue;
         }
         let derived = if fixpoints {
-            let (derived, bindings) =
-                Context::new(plan, lookups, limits, unit.clone(), &relations, true, true)
-                    .fixpoint(scope, component);
+            let (derived, bindings) = top(true).fixpoint(scope, component);
             made_once.push(bindings);
             derived
         } else {
@@ -174,7 +190,8 @@ pub fn build<'s>(
                     .collect();
                 let unit = unit.clone().enter(inner);
                 let chains = scope.peers() == 1;
-                let mut ctx = Context::new(plan, lookups, limits, unit, &outer, !rounds, chains);
+                let eager = (!rounds).then_some(Updates::Any);
+                let mut ctx = Context::new(plan, lookups, limits, unit, &outer, eager, chains);
                 let mut variables = BTreeMap::new();
                 for &rel in &loops {
                     let (var, coll) = Variable::new(inner, Product::new(Default::default(), 1));
@@ -356,9 +373,9 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     relations: BTreeMap<RelId, Rows<'s, T>>,
     /// Arrangements of literal shapes, by canonical shape.
     arranged: HashMap<Shape, Keyed<'s, T>>,
-    /// Whether the scope's times are totally ordered, so that relations can be made distinct
-    /// eagerly ([`eager::distinct`]).
-    eager: bool,
+    /// If the scope's times are totally ordered, so that relations can be made distinct
+    /// eagerly ([`eager::distinct`]), what updates come there; `None` if they are not.
+    eager: Option<Updates>,
     /// Whether a rule's joins are one operator ([`chain`]): in a recursive component's scope,
     /// on one worker.
     chains: bool,
@@ -371,7 +388,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         limits: &'p Arc<Limits>,
         unit: Rows<'s, T>,
         relations: &BTreeMap<RelId, Rows<'s, T>>,
-        eager: bool,
+        eager: Option<Updates>,
         chains: bool,
     ) -> Context<'s, 'p, T> {
         Context {
@@ -631,12 +648,14 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let mut head_of = self.head();
         let head = move |binding: (usize, Row)| head_of(&binding);
         let (rows, atoms) = match (self.plan.copy_only(rules), self.eager) {
-            (false, true) if scope.peers() == 1 => {
-                eager::distinct_of(bindings.clone(), Pipeline, rel, head)
+            (false, Some(updates)) if scope.peers() == 1 => {
+                eager::distinct_of(bindings.clone(), Pipeline, updates, rel, head)
             }
-            (false, true) => eager::distinct(bindings.clone().flat_map(head), rel),
+            (false, Some(updates)) => {
+                eager::distinct(bindings.clone().flat_map(head), updates, rel)
+            }
             (true, _) => tagged_by(rel, bindings.clone().flat_map(head)),
-            (false, false) => tagged_by(rel, bindings.clone().flat_map(head).distinct()),
+            (false, None) => tagged_by(rel, bindings.clone().flat_map(head).distinct()),
         };
         (rows, atoms, bindings)
     }
