@@ -13,7 +13,7 @@
 //! incremental loop is measured against).
 
 use super::plan::{Part, Plan};
-use super::run::{gather, run, shrinking, statics, unshare, Round, Tables};
+use super::run::{gather, merged, run, shrinking, statics, unshare, Round, Tables};
 use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::{FastMap, FastSet};
@@ -99,6 +99,7 @@ pub fn reduce(
                 let start = Instant::now();
                 let shared = Arc::new(given);
                 let (computed, instances, _) = run(&templates, &shared, options, &limits, None)?;
+                let computed = merged(computed);
                 given = unshare(shared);
                 let removed = shrink(&mut given, &relations, &computed);
                 record(&Round {
@@ -108,7 +109,7 @@ pub fn reduce(
                     elapsed: start.elapsed(),
                 });
                 if removed.iter().all(|&n| n == 0) {
-                    break gather(&plan, Arc::new(given), computed, instances);
+                    break gather(&plan, Arc::new(given), vec![computed], instances);
                 }
                 index += 1;
             }
