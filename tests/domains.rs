@@ -251,7 +251,7 @@ fn corpus_atoms_have_their_arguments_in_the_domains() {
     ] {
         let (program, domains, grounded) = analyse(&format!("../shared/games/{game}"));
         let encoding = &grounded.encoding;
-        for (r, row) in &grounded.instantiation.atoms {
+        for (r, row) in grounded.instantiation.atoms.iter() {
             assert!(
                 domains.contains_atom(&program, encoding, *r, row),
                 "{game}: an atom of {} is outside its domains",

@@ -166,7 +166,7 @@ pub fn gather(
         merge_runs(&mut lists, &mut runs, rel, &mut atoms);
     }
     Instantiation {
-        atoms,
+        atoms: Arc::new(atoms),
         is_static: plan.is_static.clone(),
         is_given: plan.is_given.clone(),
         instances,

@@ -12,6 +12,7 @@ use crate::hash::FastSet;
 use crate::parallel;
 use crate::program::encoding::Token;
 use crate::program::{Keyword, Program, RelId};
+use std::sync::Arc;
 
 mod index;
 mod patch;
@@ -27,8 +28,9 @@ pub type AtomId = u32;
 /// A ground game: its atoms (S*), the facts, and the rules.
 #[derive(Clone, Debug, Default)]
 pub struct GroundProgram {
-    /// Every atom of S*, sorted by relation id then arguments.
-    pub atoms: Vec<(RelId, Row)>,
+    /// Every atom of S*, sorted by relation id then arguments (shared with the
+    /// [`Instantiation`] it was made from).
+    pub atoms: Arc<Vec<(RelId, Row)>>,
     /// Atoms that hold unconditionally, ascending.
     pub facts: Vec<AtomId>,
     /// Rules with non-empty bodies, sorted, without duplicates.

@@ -15,6 +15,7 @@ use crate::engine::{Instances, Row};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::RelId;
+use std::sync::Arc;
 
 /// What patching a ground program needs beyond the program: how many instances give each
 /// rule (by [`rule_key`]), the heads (atom keys) that lost a rule to subsumption, and the
@@ -216,7 +217,7 @@ impl GroundProgram {
             recount(support, counts);
             return Some(Patched {
                 ground: GroundProgram {
-                    atoms,
+                    atoms: Arc::new(atoms),
                     facts,
                     rules: Rules::default(),
                 },
@@ -272,7 +273,7 @@ impl GroundProgram {
         }
         recount(support, counts);
         let ground = GroundProgram {
-            atoms,
+            atoms: Arc::new(atoms),
             facts,
             rules,
         };

@@ -27,6 +27,7 @@ use crate::ground::{AtomId, GroundProgram};
 use crate::program::encoding::Encoding;
 use crate::program::{Program, RelId};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The counter of a rule that can no longer fire in this evaluation.
 const DEAD: u32 = u32::MAX;
@@ -38,7 +39,7 @@ pub struct GroundReasoner {
     /// The arity of each functor token.
     arities: Vec<u32>,
     /// The atom table of the ground program.
-    atoms: Vec<(RelId, Row)>,
+    atoms: Arc<Vec<(RelId, Row)>>,
     /// The atoms of the input relations (`true`, `does`, an operations game's fluents).
     inputs: FastMap<(RelId, Row), AtomId>,
     facts: Vec<AtomId>,

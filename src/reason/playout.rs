@@ -293,7 +293,7 @@ impl Superset {
     /// The atoms of `ground` by relation of `program`.
     fn new(program: &Program, ground: &GroundProgram) -> Superset {
         let mut sets = vec![FastSet::default(); program.relations.len()];
-        for (rel, row) in &ground.atoms {
+        for (rel, row) in ground.atoms.iter() {
             sets[*rel as usize].insert(row.clone());
         }
         Superset(sets)
@@ -457,6 +457,7 @@ mod tests {
     use super::*;
     use crate::ground::AtomId;
     use crate::reason::test_support::example;
+    use std::sync::Arc;
 
     const OPTIONS: Options = Options {
         playouts: 20,
@@ -575,8 +576,7 @@ mod tests {
             panic!("tictactoe without control(oplayer)");
         };
         let target: Row = Row::from_slice(&[control, oplayer]);
-        let Some(slot) = broken
-            .atoms
+        let Some(slot) = Arc::make_mut(&mut broken.atoms)
             .iter_mut()
             .find(|(r, row)| *r == t && *row == target)
         else {

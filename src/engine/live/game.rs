@@ -290,7 +290,7 @@ impl LiveGame {
         let bindings = self.bindings.iter().map(|(id, row)| (*id, row));
         let instances = instances(bindings, &sources, m, &self.forms);
         Instantiation {
-            atoms,
+            atoms: Arc::new(atoms),
             is_static: self.exact.clone(),
             is_given: self.given.clone(),
             instances,
