@@ -382,3 +382,25 @@ fn a_grounding_records_its_progress() {
         "{derived} atoms derived, S* has {atoms} with {facts} facts"
     );
 }
+
+/// snake2p's `base` is static, so it is given to the second run, and the id of the relation
+/// its frame rules derive is the one `base` has: the run's atoms are under the plan's ids and
+/// the given rows under the program's, and mixing them up once dropped every `base` atom. Its
+/// seven `base` rules make 20 border `w` cells, 16 inner `f` cells and 36 each of `redHead`
+/// and `blueHead`: 108 atoms, on any number of workers.
+#[test]
+fn a_static_relation_keeps_its_atoms_when_a_plan_id_equals_its_id() {
+    let game = here("../shared/games/base/snake2p.kif");
+    for workers in ["1", "2"] {
+        let out = gdlground(&["atoms", &game, "-w", workers]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let base: Vec<&str> = text.lines().filter(|l| l.starts_with("(base ")).collect();
+        assert_eq!(base.len(), 108, "-w {workers}");
+        assert!(base.contains(&"(base (cell 0 0 w))"), "-w {workers}");
+    }
+}

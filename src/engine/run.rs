@@ -142,6 +142,9 @@ pub fn gather(
 ) -> Instantiation {
     let mut given = unshare(given);
     given.retain(|rel, _| (*rel as usize) < plan.is_static.len());
+    // The computed atoms are under the plan's ids, the given rows under the program's (a
+    // plan's own ids may be those of given relations: snake2p's frame relation has `base`'s).
+    let planned = computed.len();
     let mut lists = computed;
     for (rel, mut rows) in given {
         if !rows.is_sorted_by(|a, b| a < b) {
@@ -154,7 +157,10 @@ pub fn gather(
     for (l, list) in lists.iter().enumerate() {
         let mut start = 0;
         for run in list.chunk_by(|a, b| a.0 == b.0) {
-            let rel = plan.original(run[0].0);
+            let rel = match l < planned {
+                true => plan.original(run[0].0),
+                false => run[0].0,
+            };
             runs.entry(rel)
                 .or_default()
                 .push((l, start..start + run.len()));
