@@ -30,11 +30,15 @@ pub fn detach(mut plan: Plan, program: &Program) -> Plan {
         return plan;
     };
     let states = states(&plan, truth, next);
+    // New ids past every id in use: the plan's, and the program's and their certain ids
+    // ([`certain_id`](super::plan::certain_id)), whose relations the run may be given
+    // without the plan reading them (snake2p's `base`).
     let mut ids = (plan.rules.iter())
         .flat_map(|rule| rule.reads().chain([rule.head_rel]))
         .chain(plan.renamed.keys().copied())
         .max()
-        .map_or(0, |max| max + 1);
+        .map_or(0, |max| max + 1)
+        .max(2 * program.relations.len() as RelId);
     let mut frames: BTreeMap<RelId, RelId> = BTreeMap::new();
     for rule in &mut plan.rules {
         let Some(&state) = states.get(&rule.head_rel) else {
