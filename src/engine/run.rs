@@ -142,8 +142,8 @@ pub fn gather(
 ) -> Instantiation {
     let mut given = unshare(given);
     given.retain(|rel, _| (*rel as usize) < plan.is_static.len());
-    // The computed atoms are under the plan's ids, the given rows under the program's (a
-    // plan's own ids may be those of given relations: snake2p's frame relation has `base`'s).
+    // The computed atoms are under the plan's ids (split parts and frame relations mapped
+    // back by `original`), the given rows under the program's already.
     let planned = computed.len();
     let mut lists = computed;
     for (rel, mut rows) in given {
