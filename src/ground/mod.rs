@@ -17,10 +17,12 @@ use std::sync::Arc;
 mod index;
 mod patch;
 mod rules;
+mod sort;
 
 use index::AtomIndex;
 pub use patch::{carried_atoms, rule_key, Carried, Patch, Patched, Support};
-pub use rules::{GroundLiteral, Rule, Rules};
+use rules::Flat;
+pub use rules::{GroundLiteral, Iter, Rule, Rules};
 
 /// An index into [`GroundProgram::atoms`].
 pub type AtomId = u32;
@@ -94,7 +96,7 @@ impl GroundProgram {
         let parts = parallel::share(
             instances.part_count(),
             threads,
-            Rules::default,
+            Flat::default,
             |rules, p| {
                 let lookup = |rel, args: &[Token]| index.get(rel, args);
                 add_rules_of(rules, instances.part(p), lookup, static_facts)
@@ -103,7 +105,7 @@ impl GroundProgram {
         let (parts, read_false) = propagate(parts, &mut is_fact, &given);
         let mut support = Support::default();
         if let Some(keys) = atom_keys {
-            for rule in parts.iter().flat_map(Rules::iter) {
+            for rule in parts.iter().flat_map(Flat::iter) {
                 *support.counts.entry(rule_key(rule, keys)).or_default() += 1;
             }
             support.read_false = read_false.iter().map(|&a| keys[a as usize]).collect();
@@ -155,7 +157,7 @@ impl GroundProgram {
 /// Adds the rules of `instances` to `rules`: atoms numbered by `lookup`, each instance as
 /// [`simplify`] makes it.
 fn add_rules_of<'a>(
-    rules: &mut Rules,
+    rules: &mut Flat,
     instances: impl Iterator<Item = Instance<'a>>,
     lookup: impl Fn(RelId, &[Token]) -> Option<AtomId>,
     is_fact: &[bool],
@@ -201,7 +203,7 @@ const MAX_SUBSUMING: usize = 8;
 /// can only hold when that one does (the bloated rules of the Stanford "bad" games are such
 /// supersets). Rules come sorted by head; see [`subsumed_in`]. Keeps the order; returns the
 /// heads that lost a rule too.
-fn drop_subsumed(rules: Rules) -> (Rules, Vec<AtomId>) {
+fn drop_subsumed(rules: Flat) -> (Flat, Vec<AtomId>) {
     let mut subsumed = vec![false; rules.len()];
     let mut heads = Vec::new();
     let mut scratch = Subsets::default();
@@ -225,7 +227,7 @@ fn drop_subsumed(rules: Rules) -> (Rules, Vec<AtomId>) {
 }
 
 /// Where the rules of the head of rule `start` end (rules sorted by head).
-fn head_end(rules: &Rules, start: usize) -> usize {
+fn head_end(rules: &Flat, start: usize) -> usize {
     let head = rules.get(start).head;
     (start..rules.len())
         .find(|&r| rules.get(r).head != head)
@@ -246,7 +248,7 @@ struct Subsets<'a> {
 /// group's bodies, for bodies of at most [`MAX_SUBSUMING`] literals. (In the 8-queens goals,
 /// 911,550 bodies of k literals and 92 of k − 1: k lookups each instead of 2^k − 2.)
 fn subsumed_in<'a>(
-    rules: &'a Rules,
+    rules: &'a Flat,
     group: std::ops::Range<usize>,
     scratch: &mut Subsets<'a>,
     found: &mut dyn FnMut(usize),
@@ -296,7 +298,7 @@ fn subsumed_in<'a>(
 /// The parts are the rules as each thread made them: each part's occurrence lists are built
 /// and its live rules copied on a thread of its own (on alexChess__v1, 7.5 M rules, those
 /// two were 0.57 s on one thread while the other waited); only the deciding is sequential.
-fn propagate(parts: Vec<Rules>, is_fact: &mut [bool], given: &[bool]) -> (Vec<Rules>, Vec<AtomId>) {
+fn propagate(parts: Vec<Flat>, is_fact: &mut [bool], given: &[bool]) -> (Vec<Flat>, Vec<AtomId>) {
     let atoms = is_fact.len();
     let mut parts: Vec<Deciding> = parallel::map_parts(parts, |rules| Deciding::new(rules, atoms));
     let mut alive = vec![0u32; atoms];
@@ -349,7 +351,7 @@ fn propagate(parts: Vec<Rules>, is_fact: &mut [bool], given: &[bool]) -> (Vec<Ru
 /// One part of the rules while [`propagate`] decides atoms: where each atom occurs in its
 /// bodies, and what is known of each rule.
 struct Deciding {
-    rules: Rules,
+    rules: Flat,
     /// Each atom's occurrences in a body: (rule, negated), as lists indexed by atom.
     occurrences: Lists<(u32, bool)>,
     /// Each rule's body literals not yet known to hold.
@@ -360,7 +362,7 @@ struct Deciding {
 
 impl Deciding {
     /// `rules` with their occurrence lists over `atoms` atoms, nothing decided.
-    fn new(rules: Rules, atoms: usize) -> Deciding {
+    fn new(rules: Flat, atoms: usize) -> Deciding {
         let occurrences = Lists::new(atoms, || {
             (rules.iter().enumerate()).flat_map(|(r, rule)| {
                 (rule.body.iter()).map(move |&(negated, a)| (a as usize, (r as u32, negated)))
@@ -403,8 +405,8 @@ impl Deciding {
 mod tests {
     use super::*;
 
-    fn rules(list: &[(AtomId, &[(bool, AtomId)])]) -> Rules {
-        let mut rules = Rules::default();
+    fn rules(list: &[(AtomId, &[(bool, AtomId)])]) -> Flat {
+        let mut rules = Flat::default();
         list.iter().for_each(|(head, body)| rules.push(*head, body));
         rules
     }
@@ -421,7 +423,7 @@ mod tests {
             (1, &[(false, 6), (false, 7), (false, 8)]),
             (2, &[(false, 5), (false, 6)]),
         ];
-        let (kept, heads) = drop_subsumed(rules(&list).sorted(1));
+        let (kept, heads) = Rules::sort_parts(&[rules(&list)], 1, drop_subsumed);
         assert_eq!(heads, vec![1]);
         let expected = rules(&[
             (1, &[(false, 5)]),
@@ -429,12 +431,12 @@ mod tests {
             (1, &[(false, 6), (true, 7), (false, 8)]),
             (2, &[(false, 5), (false, 6)]),
         ]);
-        assert_eq!(kept, expected.sorted(1));
+        assert_eq!(kept, Rules::from(expected).sorted(1));
     }
 
     /// `list` cut into parts every way [`propagate`] may see it: whole, reversed, in two at
     /// each place, and in three.
-    fn in_parts(list: &[(AtomId, &[(bool, AtomId)])]) -> Vec<Vec<Rules>> {
+    fn in_parts(list: &[(AtomId, &[(bool, AtomId)])]) -> Vec<Vec<Flat>> {
         let reversed: Vec<_> = list.iter().rev().copied().collect();
         let mut ways = vec![vec![rules(list)], vec![rules(&reversed)]];
         for cut in 0..=list.len() {
@@ -449,7 +451,7 @@ mod tests {
 
     /// [`propagate`] on `parts`: which atoms are facts, the rules left (all parts, sorted) and
     /// the false atoms read; checks that each part keeps its own rules.
-    fn decide(parts: Vec<Rules>, given: &[bool]) -> (Vec<bool>, Rules, Vec<AtomId>) {
+    fn decide(parts: Vec<Flat>, given: &[bool]) -> (Vec<bool>, Rules, Vec<AtomId>) {
         let mut is_fact = vec![false; given.len()];
         let count = parts.len();
         let (kept, read_false) = propagate(parts, &mut is_fact, given);
@@ -472,7 +474,7 @@ mod tests {
         for parts in in_parts(&list) {
             let (is_fact, rules, read_false) = decide(parts, &given);
             assert_eq!(is_fact, vec![true, true, false, false, false]);
-            assert_eq!(rules, self::rules(&[(4, &[(false, 3)])]));
+            assert_eq!(rules, Rules::from(self::rules(&[(4, &[(false, 3)])])));
             assert!(read_false.is_empty());
         }
     }
@@ -496,7 +498,7 @@ mod tests {
                 is_fact,
                 vec![false, false, false, true, false, false, false]
             );
-            assert_eq!(rules, self::rules(&[(4, &[(false, 5)])]));
+            assert_eq!(rules, Rules::from(self::rules(&[(4, &[(false, 5)])])));
             assert_eq!(read_false, vec![0, 1, 2, 6]);
         }
     }

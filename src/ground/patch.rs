@@ -9,8 +9,8 @@
 //! start or stop subsuming another. When the versions number atoms in different orders the
 //! carried rules are sorted again instead of merged.
 
-use super::rules::{GroundLiteral, Rule, Rules};
-use super::{head_end, simplify, subsumed_in, AtomId, GroundProgram, Subsets};
+use super::rules::{Flat, GroundLiteral, Rule, Rules};
+use super::{simplify, subsumed_in, AtomId, GroundProgram, Subsets};
 use crate::engine::{Instances, Row};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
@@ -257,16 +257,20 @@ impl GroundProgram {
         }
         // A new rule must neither subsume nor be subsumed by another of its head.
         let mut last_head = None;
-        let mut scratch = Subsets::default();
         for &r in &rules_added {
             let head = rules.get(r).head;
             if last_head.replace(head) == Some(head) {
                 continue;
             }
             let start = (0..r).rev().find(|&i| rules.get(i).head != head);
-            let group = start.map_or(0, |s| s + 1)..head_end(&rules, r);
-            let mut subsumption = false;
-            subsumed_in(&rules, group, &mut scratch, &mut |_| subsumption = true);
+            let end = (r..rules.len()).find(|&i| rules.get(i).head != head);
+            let mut group = Flat::default();
+            for rule in rules.range(start.map_or(0, |s| s + 1)..end.unwrap_or(rules.len())) {
+                group.push(rule.head, rule.body);
+            }
+            let (mut subsumption, mut scratch) = (false, Subsets::default());
+            let all = 0..group.len();
+            subsumed_in(&group, all, &mut scratch, &mut |_| subsumption = true);
             if subsumption {
                 return None;
             }

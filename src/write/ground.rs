@@ -94,8 +94,9 @@ pub fn write_text(
     let rules = ground.rules.len();
     let spell = |part: usize, text: &mut String| {
         text.clear();
-        for r in part * RULES_PER_PART..rules.min((part + 1) * RULES_PER_PART) {
-            rule_line(ground, atoms, &names, ground.rules.get(r), text);
+        let range = part * RULES_PER_PART..rules.min((part + 1) * RULES_PER_PART);
+        for rule in ground.rules.range(range) {
+            rule_line(ground, atoms, &names, rule, text);
         }
     };
     let parts = rules.div_ceil(RULES_PER_PART);
