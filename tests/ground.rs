@@ -384,8 +384,8 @@ fn a_grounding_records_its_progress() {
 }
 
 /// snake2p's `base` is static, so it is given to the second run, and the id of the relation
-/// its frame rules derive is the one `base` has: the run's atoms are under the plan's ids and
-/// the given rows under the program's, and mixing them up once dropped every `base` atom. Its
+/// its frame rules derive was once the one `base` has: the run's atoms are under the plan's
+/// ids and the given rows under the program's, and mixing them up dropped every `base` atom. Its
 /// seven `base` rules make 20 border `w` cells, 16 inner `f` cells and 36 each of `redHead`
 /// and `blueHead`: 108 atoms, on any number of workers.
 #[test]

@@ -263,11 +263,9 @@ impl GroundProgram {
                 continue;
             }
             let start = (0..r).rev().find(|&i| rules.get(i).head != head);
-            let end = (r..rules.len()).find(|&i| rules.get(i).head != head);
-            let mut group = Flat::default();
-            for rule in rules.range(start.map_or(0, |s| s + 1)..end.unwrap_or(rules.len())) {
-                group.push(rule.head, rule.body);
-            }
+            let group: Flat = (rules.range(start.map_or(0, |s| s + 1)..rules.len()))
+                .take_while(|rule| rule.head == head)
+                .collect();
             let (mut subsumption, mut scratch) = (false, Subsets::default());
             let all = 0..group.len();
             subsumed_in(&group, all, &mut scratch, &mut |_| subsumption = true);

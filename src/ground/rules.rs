@@ -149,14 +149,21 @@ impl PartialEq for Rules {
 
 impl Eq for Rules {}
 
-impl<'a> FromIterator<Rule<'a>> for Rules {
-    /// The rules, in one list.
-    fn from_iter<I: IntoIterator<Item = Rule<'a>>>(rules: I) -> Rules {
+impl<'a> FromIterator<Rule<'a>> for Flat {
+    /// The rules, in order.
+    fn from_iter<I: IntoIterator<Item = Rule<'a>>>(rules: I) -> Flat {
         let mut list = Flat::default();
         rules
             .into_iter()
             .for_each(|rule| list.push(rule.head, rule.body));
-        Rules::from(list)
+        list
+    }
+}
+
+impl<'a> FromIterator<Rule<'a>> for Rules {
+    /// The rules, in one list.
+    fn from_iter<I: IntoIterator<Item = Rule<'a>>>(rules: I) -> Rules {
+        Rules::from(rules.into_iter().collect::<Flat>())
     }
 }
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 impl Rules {
     /// The rules sorted by head then body, each once, on up to `threads` threads
     /// ([`Rules::sort_parts`] of its lists).
-    pub fn sorted(self, threads: usize) -> Rules {
+    pub fn sorted(&self, threads: usize) -> Rules {
         let no_more = |rules| (rules, Vec::<()>::new());
         Rules::sort_parts(self.lists(), threads, no_more).0
     }
@@ -171,10 +171,10 @@ mod tests {
         }
         reference.sort();
         reference.dedup();
-        let sorted = rules.clone().sorted(1);
+        let sorted = rules.sorted(1);
         // Two threads take three parts between them; three take one each.
-        assert_eq!(rules.clone().sorted(2), sorted);
-        assert_eq!(rules.clone().sorted(3), sorted);
+        assert_eq!(rules.sorted(2), sorted);
+        assert_eq!(rules.sorted(3), sorted);
         // The same rules cut into uneven parts (one empty), as the threads make them.
         let cuts = [0, 7, 7, rules.len() / 2, rules.len()];
         let parts: Vec<Flat> = (cuts.windows(2))
