@@ -23,6 +23,7 @@ mod pattern;
 mod pipe;
 mod plan;
 mod reduce;
+mod row_set;
 mod run;
 mod shape;
 mod split;
