@@ -18,7 +18,7 @@ use super::run::Tables;
 use super::shape::Shape;
 use crate::hash::{FastMap, FastSet};
 use crate::program::RelId;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The values a join's literal adds, by the values of its key.
@@ -30,6 +30,8 @@ pub type Index = FastMap<Row, Vec<Row>>;
 pub struct Lookups {
     joins: HashMap<Shape, Arc<Index>>,
     sets: HashMap<RelId, Arc<FastSet<Row>>>,
+    /// The given relations whose rows are not sorted without repeats, so may hold a row twice.
+    repeating: BTreeSet<RelId>,
 }
 
 impl Lookups {
@@ -64,7 +66,18 @@ impl Lookups {
                 }
             }
         }
+        lookups.repeating = (given.iter())
+            .filter(|(_, rows)| !rows.is_sorted_by(|a, b| a < b))
+            .map(|(&rel, _)| rel)
+            .collect();
         lookups
+    }
+
+    /// Whether given relation `rel` may hold a row twice (its rows are not sorted without
+    /// repeats, as the facts and the atoms of earlier runs are): then a join with it may make
+    /// a binding twice.
+    pub fn repeats(&self, rel: RelId) -> bool {
+        self.repeating.contains(&rel)
     }
 
     /// The index of a join with literal shape `shape`, if its relation is given.
