@@ -27,7 +27,8 @@
 
 use super::dataflow::{Atoms, Diff, Rows};
 use super::pattern::Row;
-use crate::hash::{FastMap, FastSet};
+use super::row_set::{RowSet, PREFETCH};
+use crate::hash::FastMap;
 use crate::program::RelId;
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::{AsCollection, Data, VecCollection};
@@ -57,34 +58,55 @@ pub enum Updates {
 /// What the operator keeps of the records it has been given (see [`Updates`]).
 enum Kept<T> {
     Histories(FastMap<Row, Record<T>>),
-    Seen(FastSet<Row>),
+    /// The records seen, in a set whose lookups are prefetched: most of them miss the cache.
+    Seen(RowSet),
 }
 
 impl<T: Ord + Clone> Kept<T> {
-    fn new(updates: Updates) -> Kept<T> {
+    /// Nothing kept yet, for `updates` of relation `rel`.
+    fn new(updates: Updates, rel: RelId) -> Kept<T> {
         match updates {
             Updates::Any => Kept::Histories(FastMap::default()),
-            Updates::Insertions => Kept::Seen(FastSet::default()),
+            Updates::Insertions => Kept::Seen(RowSet::new(rel)),
         }
     }
 
-    /// Takes `diff` of `row` at `time`, pushing the changes of the output to `changes`.
-    fn take(&mut self, row: Row, time: T, diff: Diff, changes: &mut Vec<(Row, T, Diff)>) {
+    /// Takes `updates` (each a row, a time and a multiplicity), pushing the changes of the
+    /// output to `changes`. Seen records are looked up [`PREFETCH`] at a time, their places
+    /// prefetched first.
+    fn take(
+        &mut self,
+        updates: impl Iterator<Item = (Row, T, Diff)>,
+        changes: &mut Vec<(Row, T, Diff)>,
+    ) {
         match self {
             Kept::Seen(seen) => {
-                debug_assert!(diff > 0, "an insertion");
-                if !seen.contains(&row) {
-                    changes.push((row.clone(), time, 1));
-                    seen.insert(row);
+                let mut updates = updates.peekable();
+                let mut batch: SmallVec<[(Row, T, u64); PREFETCH]> = SmallVec::new();
+                while updates.peek().is_some() {
+                    batch.extend(updates.by_ref().take(PREFETCH).map(|(row, time, diff)| {
+                        debug_assert!(diff > 0, "an insertion");
+                        let hash = seen.hash(&row);
+                        seen.prefetch(hash);
+                        (row, time, hash)
+                    }));
+                    for (row, time, hash) in batch.drain(..) {
+                        if seen.insert_hashed(&row, hash) {
+                            changes.push((row, time, 1));
+                        }
+                    }
                 }
             }
             Kept::Histories(records) => {
-                if let Some(record) = records.get_mut(&row) {
-                    record.update(time, diff, |t, d| changes.push((row.clone(), t, d)));
-                    return;
+                for (row, time, diff) in updates {
+                    if let Some(record) = records.get_mut(&row) {
+                        record.update(time, diff, |t, d| changes.push((row.clone(), t, d)));
+                        continue;
+                    }
+                    let record =
+                        Record::first(time, diff, |t, d| changes.push((row.clone(), t, d)));
+                    records.insert(row, record);
                 }
-                let record = Record::first(time, diff, |t, d| changes.push((row.clone(), t, d)));
-                records.insert(row, record);
             }
         }
     }
@@ -147,16 +169,14 @@ where
     let mut atoms_out: Output<T, (RelId, Row)> = OutputBuilder::from(atoms_out);
     // The initial capabilities are dropped: output goes out at the input's times.
     builder.build(move |_| {
-        let mut kept = Kept::new(updates);
+        let mut kept = Kept::new(updates, rel);
         let mut changes: Vec<(Row, T, Diff)> = Vec::new();
         move |_frontiers| {
             let (mut rows_out, mut atoms_out) = (rows_out.activate(), atoms_out.activate());
             input.for_each(|capability, data| {
-                for (datum, time, diff) in data.drain(..) {
-                    if let Some(row) = record(datum) {
-                        kept.take(row, time, diff, &mut changes);
-                    }
-                }
+                let updates = (data.drain(..))
+                    .filter_map(|(datum, time, diff)| Some((record(datum)?, time, diff)));
+                kept.take(updates, &mut changes);
                 changes.sort_unstable_by(|a, b| a.1.cmp(&b.1));
                 // The rows tagged (copies), then the rows themselves (moved out), by time.
                 let mut groups: SmallVec<[(T, usize); 1]> = SmallVec::new();
@@ -258,13 +278,12 @@ mod tests {
     #[test]
     fn on_insertions_the_records_seen_do_what_the_histories_do() {
         let updates = [(1, 1), (2, 1), (1, 2), (3, 1), (2, 1), (1, 1)];
-        let (mut seen, mut histories) = (Kept::new(Updates::Insertions), Kept::new(Updates::Any));
+        let kept = |updates| Kept::new(updates, 7);
+        let (mut seen, mut histories) = (kept(Updates::Insertions), kept(Updates::Any));
         let (mut by_seen, mut by_histories) = (Vec::new(), Vec::new());
-        for (v, diff) in updates {
-            let row = Row::from(&[v][..]);
-            seen.take(row.clone(), 0u32, diff, &mut by_seen);
-            histories.take(row, 0u32, diff, &mut by_histories);
-        }
+        let rows = updates.map(|(v, diff)| (Row::from(&[v][..]), 0u32, diff));
+        seen.take(rows.clone().into_iter(), &mut by_seen);
+        histories.take(rows.into_iter(), &mut by_histories);
         assert_eq!(by_seen, by_histories);
         let out: Vec<u32> = by_seen.iter().map(|(row, _, _)| row[0]).collect();
         assert_eq!(out, [1, 2, 3]);

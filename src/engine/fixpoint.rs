@@ -43,7 +43,7 @@ use super::lookup::Lookups;
 use super::pattern::{Ranges, Row};
 use super::pipe::Out;
 use super::plan::{Plan, Step};
-use super::row_set::RowSet;
+use super::row_set::{RowSet, PREFETCH};
 use super::shape::Shape;
 use super::{EngineError, Limits};
 use crate::hash::FastMap;
@@ -69,8 +69,6 @@ use timely::progress::Timestamp;
 /// workers the atoms derived go to the others only when the operator returns, so a long
 /// chunk keeps them waiting (racer4 on two workers: 4.96 s with 4096, 4.04 s with 32).
 const CHUNK: usize = 32;
-/// How many rows [`Component::see_all`] looks up together, their places prefetched first.
-const PREFETCH: usize = 16;
 /// How many chunks between two checks of the limits (a system call for the memory).
 const CHECKS: usize = 128;
 /// How many output records the operator holds before it sends them.

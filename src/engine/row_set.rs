@@ -1,5 +1,5 @@
 //! A set of rows whose lookups can be prefetched: the atoms a recursive component's
-//! fixpoint has seen.
+//! fixpoint has seen, and those an eager `distinct` has ([`super::eager`]).
 //!
 //! Why: the fixpoint looks up the head of every binding it makes (is it new?), millions of
 //! times, in sets that outgrow the caches (crissrace's holds 832 K atoms), so each lookup
@@ -25,6 +25,9 @@ use crate::hash::{FastSet, FxHasher};
 use crate::program::encoding::Token;
 use std::hash::Hasher;
 
+/// How many rows a caller looks up together, their places prefetched first
+/// ([`RowSet::prefetch`]).
+pub const PREFETCH: usize = 16;
 /// The most tokens of a row held in a slot.
 const INLINE: usize = 7;
 /// The tag bit that every taken slot has.
