@@ -27,7 +27,7 @@
 
 use super::dataflow::{Atoms, Diff, Rows};
 use super::pattern::Row;
-use super::row_set::{RowSet, PREFETCH};
+use super::row_set::{in_batches, RowSet};
 use crate::hash::FastMap;
 use crate::program::RelId;
 use differential_dataflow::hashable::Hashable;
@@ -72,31 +72,28 @@ impl<T: Ord + Clone> Kept<T> {
     }
 
     /// Takes `updates` (each a row, a time and a multiplicity), pushing the changes of the
-    /// output to `changes`. Seen records are looked up [`PREFETCH`] at a time, their places
-    /// prefetched first.
+    /// output to `changes`. Seen records are looked up a batch at a time ([`in_batches`]).
     fn take(
         &mut self,
         updates: impl Iterator<Item = (Row, T, Diff)>,
         changes: &mut Vec<(Row, T, Diff)>,
     ) {
         match self {
-            Kept::Seen(seen) => {
-                let mut updates = updates.peekable();
-                let mut batch: SmallVec<[(Row, T, u64); PREFETCH]> = SmallVec::new();
-                while updates.peek().is_some() {
-                    batch.extend(updates.by_ref().take(PREFETCH).map(|(row, time, diff)| {
-                        debug_assert!(diff > 0, "an insertion");
-                        let hash = seen.hash(&row);
-                        seen.prefetch(hash);
-                        (row, time, hash)
-                    }));
-                    for (row, time, hash) in batch.drain(..) {
-                        if seen.insert_hashed(&row, hash) {
-                            changes.push((row, time, 1));
-                        }
+            Kept::Seen(seen) => in_batches(
+                seen,
+                updates,
+                |seen, (row, _, diff)| {
+                    debug_assert!(*diff > 0, "an insertion");
+                    let hash = seen.hash(row);
+                    seen.prefetch(hash);
+                    hash
+                },
+                |seen, (row, time, _), hash| {
+                    if seen.insert_hashed(&row, hash) {
+                        changes.push((row, time, 1));
                     }
-                }
-            }
+                },
+            ),
             Kept::Histories(records) => {
                 for (row, time, diff) in updates {
                     if let Some(record) = records.get_mut(&row) {

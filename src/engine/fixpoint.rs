@@ -43,13 +43,12 @@ use super::lookup::Lookups;
 use super::pattern::{Ranges, Row};
 use super::pipe::Out;
 use super::plan::{Plan, Step};
-use super::row_set::{RowSet, PREFETCH};
+use super::row_set::{in_batches, RowSet};
 use super::shape::Shape;
 use super::{EngineError, Limits};
 use crate::hash::FastMap;
 use crate::program::RelId;
 use differential_dataflow::{AsCollection, Data, Hashable};
-use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -577,34 +576,30 @@ impl<H: FnMut(&(usize, Row)) -> Option<(RelId, Row)>> Component<H> {
     }
 
     /// Puts each of `rows` (a row and its relation) on its level's worklist if it is new;
-    /// `then` takes it with whether it was. The rows are looked up [`PREFETCH`] at a time,
-    /// their places in [`Self::seen`] prefetched first: most lookups miss the cache.
+    /// `then` takes it with whether it was. The rows are looked up a batch at a time, their
+    /// places in [`Self::seen`] prefetched first ([`in_batches`]): most lookups miss the cache.
     fn see_all(
         &mut self,
         rows: impl IntoIterator<Item = (Option<RelId>, Row)>,
         mut then: impl FnMut(&mut Self, Option<RelId>, Row, bool),
     ) {
-        let mut rows = rows.into_iter().peekable();
-        let mut batch: SmallVec<[(Option<RelId>, Row, u64); PREFETCH]> = SmallVec::new();
-        while rows.peek().is_some() {
-            batch.extend(rows.by_ref().take(PREFETCH).map(|(rel, row)| {
-                let seed = rel.unwrap_or(RelId::MAX);
-                let seen = self.seen.entry(rel).or_insert_with(|| RowSet::new(seed));
-                let hash = seen.hash(&row);
-                seen.prefetch(hash);
-                (rel, row, hash)
-            }));
-            for (rel, row, hash) in batch.drain(..) {
-                let seen = self.seen.get_mut(&rel).expect("made for the batch");
-                let new = seen.insert_hashed(&row, hash);
-                if new {
-                    let level = self.level(rel);
-                    debug_assert!(level >= self.at, "an atom of a level already complete");
-                    self.work[level].push((rel, row.clone()));
-                }
-                then(self, rel, row, new);
+        let hash = |state: &mut Self, (rel, row): &(Option<RelId>, Row)| {
+            let seed = rel.unwrap_or(RelId::MAX);
+            let seen = state.seen.entry(*rel).or_insert_with(|| RowSet::new(seed));
+            let hash = seen.hash(row);
+            seen.prefetch(hash);
+            hash
+        };
+        in_batches(self, rows, hash, |state, (rel, row), hash| {
+            let seen = state.seen.get_mut(&rel).expect("made for the batch");
+            let new = seen.insert_hashed(&row, hash);
+            if new {
+                let level = state.level(rel);
+                debug_assert!(level >= state.at, "an atom of a level already complete");
+                state.work[level].push((rel, row.clone()));
             }
-        }
+            then(state, rel, row, new);
+        });
     }
 
     /// Starts rule `i` from `row` of its source, and takes what that derives out.

@@ -23,11 +23,11 @@
 use super::pattern::Row;
 use crate::hash::{FastSet, FxHasher};
 use crate::program::encoding::Token;
+use smallvec::SmallVec;
 use std::hash::Hasher;
 
-/// How many rows a caller looks up together, their places prefetched first
-/// ([`RowSet::prefetch`]).
-pub const PREFETCH: usize = 16;
+/// How many rows [`in_batches`] looks up together, their places prefetched first.
+const PREFETCH: usize = 16;
 /// The most tokens of a row held in a slot.
 const INLINE: usize = 7;
 /// The tag bit that every taken slot has.
@@ -44,6 +44,29 @@ const TAG_BITS: u32 = 28;
 struct Slot {
     tag: u32,
     tokens: [Token; INLINE],
+}
+
+/// Takes each of `items` to `insert` with its hash, [`PREFETCH`] at a time: `hash` hashes an
+/// item in the set it goes to and prefetches its place ([`RowSet::prefetch`]), all of a
+/// batch before the first is inserted, so that the batch's cache misses overlap. Both work
+/// on `state`, which holds the sets.
+pub fn in_batches<S, P>(
+    state: &mut S,
+    items: impl IntoIterator<Item = P>,
+    mut hash: impl FnMut(&mut S, &P) -> u64,
+    mut insert: impl FnMut(&mut S, P, u64),
+) {
+    let mut items = items.into_iter().peekable();
+    let mut batch: SmallVec<[(P, u64); PREFETCH]> = SmallVec::new();
+    while items.peek().is_some() {
+        for item in items.by_ref().take(PREFETCH) {
+            let hashed = hash(state, &item);
+            batch.push((item, hashed));
+        }
+        for (item, hashed) in batch.drain(..) {
+            insert(state, item, hashed);
+        }
+    }
 }
 
 /// A set of rows (see the module's documentation).
