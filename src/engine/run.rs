@@ -183,34 +183,34 @@ pub fn gather(
 /// Moves the rows of `runs` (each a sorted run of `lists`: a list and a range in it) to
 /// `out` as atoms of `rel`, merged: sorted, each once. Each run's next row is compared once,
 /// with the least so far, which says both which is least and which are equal: one comparison
-/// per row for two runs (on two workers most relations are two runs, one per worker), where
-/// finding the least and then skipping its equals took three (crisscross at `-w 2`: 79 → 64
-/// ms; ruleDepthExponential's rows of 20 tokens at `-w 1`: 181–215 → 63–65 ms).
+/// per row for two runs (on two workers most relations are two runs, one per worker) and none
+/// for one, where finding the least and then skipping its equals took three and one
+/// (crisscross at `-w 2`: 79 → 64 ms; ruleDepthExponential's rows of 20 tokens at `-w 1`:
+/// 181–215 → 63–65 ms).
 fn merge_runs(
     lists: &mut [Vec<(RelId, Row)>],
     runs: &mut [(usize, Range<usize>)],
     rel: RelId,
     out: &mut Vec<(RelId, Row)>,
 ) {
-    use std::cmp::Ordering::{Equal, Greater, Less};
+    use std::cmp::Ordering::{Equal, Greater};
     // The runs whose next row is the least: the same atom in several runs (a split
     // relation's parts may share some) goes once.
     let mut least: SmallVec<[usize; 4]> = SmallVec::new();
     loop {
         least.clear();
-        for k in 0..runs.len() {
-            let Some(row) = next(lists, &runs[k]) else {
+        let mut min: Option<&Row> = None;
+        for (k, run) in runs.iter().enumerate() {
+            let Some(row) = next(lists, run) else {
                 continue;
             };
-            match least
-                .first()
-                .map(|&m| row.cmp(next(lists, &runs[m]).expect("a row")))
-            {
+            match min.map(|min| row.cmp(min)) {
                 Some(Greater) => {}
                 Some(Equal) => least.push(k),
-                Some(Less) | None => {
+                _ => {
                     least.clear();
                     least.push(k);
+                    min = Some(row);
                 }
             }
         }
