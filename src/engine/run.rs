@@ -180,8 +180,10 @@ pub fn gather(
     }
 }
 
-/// Moves the rows of `runs` (each a sorted run of `lists`: a list and a range in it) to
-/// `out` as atoms of `rel`, merged: sorted, each once. Each run's next row is compared once,
+/// Moves the rows of `runs` (each a run of `lists`: a list and a range in it, sorted without
+/// repeats, as `gather` makes them) to `out` as atoms of `rel`, merged: sorted, each once (a
+/// row in several runs goes once; a run is advanced by one row per row taken, so a repeat
+/// within a run would go twice). Each run's next row is compared once,
 /// with the least so far, which says both which is least and which are equal: one comparison
 /// per row for two runs (on two workers most relations are two runs, one per worker) and none
 /// for one, where finding the least and then skipping its equals took three and one
