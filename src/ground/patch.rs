@@ -15,6 +15,7 @@ use crate::engine::{Instances, Row};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::RelId;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// What patching a ground program needs beyond the program: how many instances give each
@@ -94,14 +95,17 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// The new version's atoms and each previous atom's new id: the previous `atoms` less
-/// `removed`, each carried to its new ids by `carry`, with `added`, sorted. `None` if an atom
-/// cannot be carried or is added twice.
+/// `removed`, each carried to its new ids by `carry` (`None`: the versions' ids are the
+/// same), with `added`, sorted. `None` if an atom cannot be carried or is added twice.
 pub fn carried_atoms(
     atoms: &[(RelId, Row)],
     removed: &[(RelId, Row)],
     added: Vec<(RelId, Row)>,
-    carry: impl Fn(RelId, &[Token]) -> Option<(RelId, Row)>,
+    carry: Option<impl Fn(RelId, &[Token]) -> Option<(RelId, Row)>>,
 ) -> Option<Carried> {
+    let Some(carry) = carry else {
+        return kept_atoms(atoms, removed, added);
+    };
     let removed: FastSet<&(RelId, Row)> = removed.iter().collect();
     // Every atom of the new version, with the previous id of the carried ones.
     let mut all: Vec<((RelId, Row), AtomId)> = Vec::with_capacity(atoms.len() + added.len());
@@ -127,6 +131,46 @@ pub fn carried_atoms(
         atoms: all.into_iter().map(|(atom, _)| atom).collect(),
         ids,
         in_order,
+    })
+}
+
+/// [`carried_atoms`] when the versions' ids are the same: the previous `atoms` (sorted) less
+/// `removed`, merged with `added`, with no atom carried, hashed or sorted again (hex's 22 K
+/// atoms: 3.3 ms carried).
+fn kept_atoms(
+    atoms: &[(RelId, Row)],
+    removed: &[(RelId, Row)],
+    mut added: Vec<(RelId, Row)>,
+) -> Option<Carried> {
+    let mut gone = vec![false; atoms.len()];
+    for atom in removed {
+        if let Ok(i) = atoms.binary_search(atom) {
+            gone[i] = true;
+        }
+    }
+    added.sort_unstable();
+    if added.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    let (mut all, mut ids) = (Vec::with_capacity(atoms.len() + added.len()), Vec::new());
+    let mut added = added.into_iter().peekable();
+    for (i, atom) in atoms.iter().enumerate() {
+        while let Some(new) = added.next_if(|new| new <= atom) {
+            if new == *atom && !gone[i] {
+                return None;
+            }
+            all.push(new);
+        }
+        ids.push((!gone[i]).then_some(all.len() as AtomId));
+        if !gone[i] {
+            all.push(atom.clone());
+        }
+    }
+    all.extend(added);
+    Some(Carried {
+        atoms: all,
+        ids,
+        in_order: true,
     })
 }
 
@@ -377,6 +421,11 @@ fn placed(
     carried: &[Option<AtomId>],
     in_order: bool,
 ) -> Option<(Rules, Vec<usize>)> {
+    // Every kept atom keeps its id (as when a goal's value changes in place): the kept rules
+    // stay as they are.
+    if (carried.iter().enumerate()).all(|(i, &a)| a.is_none_or(|a| a == i as AtomId)) {
+        return spliced(rules, removed, added, carried);
+    }
     let mut all = Rules::default();
     if !in_order {
         carry_rules(rules, removed, carried, &mut |rule| {
@@ -414,6 +463,57 @@ fn placed(
         all.push(new.head, new.body);
     }
     Some((all, positions))
+}
+
+/// [`placed`] when every kept atom keeps its id: the kept rules are copied in order a slice at
+/// a time, none taken apart (hex's 99 K rules: 5.8 ms carried one by one), and each added
+/// rule goes where a binary search among the previous rules puts it.
+fn spliced(
+    rules: &Rules,
+    removed: &[usize],
+    added: Rules,
+    carried: &[Option<AtomId>],
+) -> Option<(Rules, Vec<usize>)> {
+    let added = added.sorted(1);
+    let mut places = Vec::with_capacity(added.len());
+    for new in added.iter() {
+        let at = partition(rules.len(), |r| rules.get(r) < new);
+        if at < rules.len() && rules.get(at) == new && removed.binary_search(&at).is_err() {
+            return None;
+        }
+        places.push((at, new));
+    }
+    let literals = (rules.lists().iter()).map(Flat::literal_count).sum();
+    let mut all = Flat::with_capacity(rules.len() + added.len(), literals);
+    // Copies the rules of `range` that are kept; `None` if one has an atom that is gone.
+    let copy = |all: &mut Flat, range: Range<usize>| -> Option<()> {
+        let first = removed.partition_point(|&r| r < range.start);
+        let ends = removed[first..].iter().take_while(|&&r| r < range.end);
+        let (mut pieces, mut start) = (Vec::new(), range.start);
+        for &r in ends {
+            pieces.push(start..r);
+            start = r + 1;
+        }
+        pieces.push(start..range.end);
+        for piece in pieces {
+            for (list, part) in rules.pieces(piece) {
+                if list.any_atom(part.clone(), |a| carried[a as usize].is_none()) {
+                    return None;
+                }
+                all.extend_from(list, part);
+            }
+        }
+        Some(())
+    };
+    let (mut positions, mut next) = (Vec::with_capacity(places.len()), 0);
+    for (at, new) in places {
+        copy(&mut all, next..at)?;
+        next = at;
+        positions.push(all.len());
+        all.push(new.head, new.body);
+    }
+    copy(&mut all, next..rules.len())?;
+    Some((all.into(), positions))
 }
 
 /// Calls `each`, in order, with every rule of `rules` but the indices `removed` (sorted),

@@ -103,6 +103,31 @@ impl Flat {
         self
     }
 
+    /// Appends rules `range` of `other` as they are: a copy of slices of its arrays.
+    pub(super) fn extend_from(&mut self, other: &Flat, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        let (low, high) = (other.bounds[range.start], other.bounds[range.end]);
+        let base = self.literals.len();
+        self.heads.extend_from_slice(&other.heads[range.clone()]);
+        self.literals.extend_from_slice(&other.literals[low..high]);
+        let bounds = &other.bounds[range.start + 1..=range.end];
+        self.bounds.extend(bounds.iter().map(|&b| b - low + base));
+    }
+
+    /// Whether an atom of rules `range` (a head or a body literal's) satisfies `test`.
+    pub(super) fn any_atom(&self, range: Range<usize>, test: impl Fn(AtomId) -> bool) -> bool {
+        if range.is_empty() {
+            return false;
+        }
+        let literals = &self.literals[self.bounds[range.start]..self.bounds[range.end]];
+        self.heads[range].iter().any(|&h| test(h)) || literals.iter().any(|&(_, a)| test(a))
+    }
+
     /// Every rule's head, in order.
     pub(super) fn heads(&self) -> &[AtomId] {
         &self.heads
@@ -199,6 +224,18 @@ impl Rules {
             all.lists.push(list);
         }
         all
+    }
+
+    /// Each list's part of rules `range`: the list and the range within it.
+    pub(super) fn pieces(
+        &self,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = (&Flat, Range<usize>)> {
+        (self.lists.iter().enumerate()).filter_map(move |(l, list)| {
+            let (start, end) = (self.starts[l], self.starts[l + 1]);
+            let (low, high) = (range.start.max(start), range.end.min(end));
+            (low < high).then(|| (list, low - start..high - start))
+        })
     }
 
     /// The lists, in order.

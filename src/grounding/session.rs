@@ -126,6 +126,7 @@ impl Session {
         let changes = self.game.changes()?;
         let previous = &self.grounded.ground;
         let carry = |rel, row: &[_]| self.game.carry(rel, row);
+        let carry = (!self.game.same_ids()).then_some(carry);
         let added = changes.atoms_added.clone();
         let carried = carried_atoms(&previous.atoms, &changes.atoms_removed, added, carry)?;
         let keys = self.game.atom_keys(&carried.atoms);

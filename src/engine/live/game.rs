@@ -388,6 +388,12 @@ impl LiveGame {
         (self.previous.as_ref()).is_some_and(|p| self.mapping.keeps_order_of(&p.mapping))
     }
 
+    /// Whether the current version numbers relations and tokens as the previous one did:
+    /// then [`Self::carry`] gives every atom back as it is.
+    pub fn same_ids(&self) -> bool {
+        (self.previous.as_ref()).is_some_and(|p| p.mapping == self.mapping)
+    }
+
     /// The current version's atom of the previous version's `rel(row)`, if it has it.
     pub fn carry(
         &self,
