@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 pub type Row = SmallVec<[Token; 8]>;
 
 /// One element of a pattern: a token to match exactly, or a variable matching one term.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Item {
     /// A functor or integer token.
     Tok(Token),

@@ -14,7 +14,7 @@ use crate::engine::{self, EngineError, Instantiation, Options};
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
 use crate::program::operations::lower_operations;
-use crate::program::project::project_locals;
+use crate::program::project::{project_locals_reusing, Searches};
 use crate::program::{Literal, Model, Program};
 use crate::progress::Stage;
 use crate::syntax::Span;
@@ -37,7 +37,8 @@ pub struct Grounded {
     /// must mean.
     pub lowered: Option<Program>,
     /// The program actually grounded when local variables were projected into auxiliary
-    /// relations ([`project_locals`]); the ground program's atoms use its relation ids.
+    /// relations ([`crate::program::project::project_locals`]); the ground program's atoms
+    /// use its relation ids.
     pub projected: Option<Program>,
 }
 
@@ -141,7 +142,7 @@ pub fn ground_with(
             ),
         ));
     }
-    let prepared = prepare(program, options.project_locals);
+    let prepared = prepare(program, options.project_locals, &mut Searches::default());
     if prepared.lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
             "the domain-graph loop reads `true` and `does`: it runs on classic games only".into(),
@@ -180,12 +181,12 @@ fn first_count(program: &Program) -> Option<Span> {
 }
 
 /// What grounding `program` reads: an operations game's operations lowered to rules, local
-/// variables projected into auxiliary relations when `project` says so, and the
-/// encoding of the program grounded.
-fn prepare(program: &Program, project: bool) -> Prepared {
+/// variables projected into auxiliary relations when `project` says so (reusing the
+/// `searches` of the last program prepared), and the encoding of the program grounded.
+fn prepare(program: &Program, project: bool, searches: &mut Searches) -> Prepared {
     let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
     let projected = project
-        .then(|| project_locals(lowered.as_ref().unwrap_or(program)))
+        .then(|| project_locals_reusing(lowered.as_ref().unwrap_or(program), searches))
         .flatten();
     let encoding = Encoding::new(grounded_program(&lowered, &projected, program));
     Prepared {

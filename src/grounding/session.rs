@@ -10,6 +10,7 @@ use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
 use crate::engine::{Instantiation, Options};
 use crate::ground::{carried_atoms, GroundProgram, Patch, Support};
+use crate::program::project::Searches;
 use crate::program::{Program, RelId};
 
 /// A game grounded in a live dataflow.
@@ -18,6 +19,8 @@ pub struct Session {
     workers: usize,
     /// Whether each version's local variables are projected (`Options::project_locals`).
     project_locals: bool,
+    /// The last version's group searches, for the next one's projection.
+    searches: Searches,
     /// The ground game of the current version. Its instantiation has the atoms but not the
     /// instances, which live in the dataflow.
     grounded: Grounded,
@@ -51,7 +54,8 @@ impl Session {
     /// Grounds `program` live over S* (GDL.md §2), returning the session and the ground
     /// game (the same as [`super::ground`] gives).
     pub fn start(program: &Program, options: &Options) -> Result<Session, GroundError> {
-        let prepared = prepare(program, options.project_locals);
+        let mut searches = Searches::default();
+        let prepared = prepare(program, options.project_locals, &mut searches);
         let grounding = prepared.program(program);
         let game =
             LiveGame::start(grounding, &prepared.encoding, options).map_err(GroundError::Engine)?;
@@ -60,6 +64,7 @@ impl Session {
             game,
             workers: options.workers,
             project_locals: options.project_locals,
+            searches,
             grounded,
             atom_keys,
             support,
@@ -76,7 +81,7 @@ impl Session {
     /// `program` gives), the previous one, and what the edit changed in the dataflow and in
     /// the ground game. After an error the session is unusable.
     pub fn apply(&mut self, program: &Program) -> Result<Update<'_>, GroundError> {
-        let prepared = prepare(program, self.project_locals);
+        let prepared = prepare(program, self.project_locals, &mut self.searches);
         let edit = self
             .game
             .update(prepared.program(program), &prepared.encoding)

@@ -207,8 +207,8 @@ impl Body {
 
 #[cfg(test)]
 mod tests {
-    use super::super::project::project_locals;
     use super::super::project::tests::{auxiliary, game, rules};
+    use super::super::project::{project_locals, project_locals_reusing, Searches};
 
     /// An addition table none of whose arguments determines another.
     const SUMS: &str = "sum(0,1,1)\nsum(1,0,1)\nsum(1,1,2)\n";
@@ -362,5 +362,23 @@ mod tests {
             text.contains(&format!("p(X) :- true(c(X)) & {aux}")),
             "{text:#?}"
         );
+    }
+
+    #[test]
+    fn searches_kept_between_versions_give_what_a_fresh_projection_gives() {
+        // The same rule in both versions, but the second's sums determine each guess from
+        // the partial sum: its group drops no free variable and is left alone, so a search
+        // of the first version must not answer for the second.
+        let chain = "total(T) :- true(g(a,N1)) & true(g(b,N2)) & sum(N1,N2,S1) \
+                     & true(g(c,N3)) & sum(S1,N3,T)\n";
+        let first = game(&format!("{chain}{SUMS}"));
+        let second = game(&format!("{chain}sum(0,1,1)\nsum(1,1,2)\n"));
+        let fresh = |p| project_locals(p).map(|p| rules(&p));
+        assert!(fresh(&first).is_some() && fresh(&second).is_none());
+        let mut searches = Searches::default();
+        for version in [&first, &second, &first, &first] {
+            let reused = project_locals_reusing(version, &mut searches).map(|p| rules(&p));
+            assert_eq!(reused, fresh(version));
+        }
     }
 }

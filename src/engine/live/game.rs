@@ -1,7 +1,7 @@
 //! A game held live: its current version's rules enabled in a [`Live`] dataflow, its atoms
 //! and instances kept current as versions change.
 
-use super::rules::{candidates, plan, Candidate, Planned};
+use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
@@ -83,7 +83,7 @@ pub struct LiveGame {
     mapping: Mapping,
     shapes: HashMap<Shape, ShapeId>,
     /// Enabled rules by key (a key may be held by several equal rules).
-    enabled: HashMap<String, Vec<Enabled>>,
+    enabled: FastMap<RuleKey, Vec<Enabled>>,
     next_rule: RuleId,
     atoms: FastSet<(RelId, Row)>,
     bindings: FastSet<(RuleId, Row)>,
@@ -123,7 +123,7 @@ impl LiveGame {
             space: Space::default(),
             mapping: Mapping::default(),
             shapes: HashMap::new(),
-            enabled: HashMap::new(),
+            enabled: FastMap::default(),
             next_rule: 0,
             atoms: FastSet::default(),
             bindings: FastSet::default(),

@@ -4,24 +4,51 @@
 use super::space::Mapping;
 use crate::analysis::Dependencies;
 use crate::engine::pattern::pattern;
+use crate::engine::pattern::Pattern;
 use crate::engine::plan::{Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
 use crate::engine::EngineError;
 use crate::program::encoding::Encoding;
-use crate::program::{Literal, Program, RelId};
-use std::fmt::Write;
+use crate::program::{Builtin, Literal, Program, RelId};
 
 /// One rule of a version, ready to run live.
 pub struct Candidate {
-    /// Equal keys mean the same rule, evaluated the same way: level, head, body literals
-    /// (in the space, each with how it is evaluated) and the literals its instances keep.
-    pub key: String,
+    /// Equal keys mean the same rule, evaluated the same way.
+    pub key: RuleKey,
     /// The plan, in the space.
     pub plan: RulePlan,
     /// Its level.
     pub level: usize,
     /// The program rule it comes from, if its instances are part of the ground program.
     pub instances: Option<usize>,
+}
+
+/// What makes two versions' rules the same, evaluated the same way: level, head, body
+/// literals (in the space, each with how it is evaluated, in a canonical order) and the
+/// literals its instances keep. Compared as data, not spelled: every rule of every version
+/// gets one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RuleKey {
+    level: usize,
+    recursive: bool,
+    head_rel: RelId,
+    head: Pattern,
+    vars: usize,
+    /// Sorted.
+    literals: Vec<LiteralKey>,
+}
+
+/// A literal of a [`RuleKey`], whatever its place in the rule's order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum LiteralKey {
+    /// A join with the relation's atoms.
+    Pos(RelId, Pattern),
+    /// A built-in, computed or tested alike, and whether negated.
+    Builtin(Builtin, bool, Vec<Pattern>),
+    /// An antijoin with the relation's atoms.
+    Neg(RelId, Pattern),
+    /// A literal its instances keep, and whether negated.
+    Kept(bool, RelId, Pattern),
 }
 
 /// A version's rules of P+ planned, with the levels they need.
@@ -78,23 +105,27 @@ pub fn candidates(
             let level = level(rule.head_rel);
             let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
             let plan = translate(&rule, mapping);
-            let mut key = format!("{level}|{}|{}|", plan.recursive, plan.head_rel);
-            let _ = write!(key, "{:?}|{}|", plan.head, plan.vars);
-            let mut literals: Vec<String> = plan.steps.iter().map(describe).collect();
+            let mut literals: Vec<LiteralKey> = plan.steps.iter().map(describe).collect();
             if let Some(source) = instances {
                 for literal in &program.rules[source].body {
                     if let Literal::Pos(a) | Literal::Neg(a) = literal {
                         if !exact[a.rel as usize] {
                             let negated = matches!(literal, Literal::Neg(_));
                             let p = mapping.pattern(&pattern(program, encoding, &a.args));
-                            let rel = mapping.relation(a.rel);
-                            literals.push(format!("kept {negated} {rel} {p:?}"));
+                            literals.push(LiteralKey::Kept(negated, mapping.relation(a.rel), p));
                         }
                     }
                 }
             }
             literals.sort_unstable();
-            key.push_str(&literals.join("|"));
+            let key = RuleKey {
+                level,
+                recursive: plan.recursive,
+                head_rel: plan.head_rel,
+                head: plan.head.clone(),
+                vars: plan.vars,
+                literals,
+            };
             out.push(Candidate {
                 key,
                 plan,
@@ -194,11 +225,11 @@ fn translate(plan: &RulePlan, m: &Mapping) -> RulePlan {
 }
 
 /// A step's literal, whatever its place in the order: what makes two rules the same.
-fn describe(step: &Step) -> String {
+fn describe(step: &Step) -> LiteralKey {
     match step {
-        Step::Join { rel, pattern, .. } => format!("pos {rel} {pattern:?}"),
-        Step::Filter { op, args, negated } => format!("builtin {op:?} {negated} {args:?}"),
-        Step::Compute { op, args, .. } => format!("builtin {op:?} false {args:?}"),
-        Step::Antijoin { rel, pattern } => format!("neg {rel} {pattern:?}"),
+        Step::Join { rel, pattern, .. } => LiteralKey::Pos(*rel, pattern.clone()),
+        Step::Filter { op, args, negated } => LiteralKey::Builtin(*op, *negated, args.clone()),
+        Step::Compute { op, args, .. } => LiteralKey::Builtin(*op, false, args.clone()),
+        Step::Antijoin { rel, pattern } => LiteralKey::Neg(*rel, pattern.clone()),
     }
 }
