@@ -77,9 +77,9 @@ impl Searches {
         found
     }
 
-    /// Ends a program's projection: its searches are kept for the next one, the others
-    /// dropped.
-    fn finish(&mut self) {
+    /// Begins a program's projection: the last program's searches are the ones to reuse,
+    /// older ones are dropped.
+    fn begin(&mut self) {
         self.previous = std::mem::take(&mut self.current);
     }
 }
@@ -87,13 +87,7 @@ impl Searches {
 /// [`project_locals`], reusing the searches of the last program projected with `searches`
 /// (the same result, faster when the programs share rules).
 pub fn project_locals_reusing(program: &Program, searches: &mut Searches) -> Option<Program> {
-    let projected = project_with(program, searches);
-    searches.finish();
-    projected
-}
-
-/// [`project_locals_reusing`] before its searches are kept.
-fn project_with(program: &Program, searches: &mut Searches) -> Option<Program> {
+    searches.begin();
     let dependencies = Dependencies::new(program);
     let original = program.relations.len();
     let mut plan = |rule: &Rule| {

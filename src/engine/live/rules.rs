@@ -3,8 +3,7 @@
 
 use super::space::Mapping;
 use crate::analysis::Dependencies;
-use crate::engine::pattern::pattern;
-use crate::engine::pattern::Pattern;
+use crate::engine::pattern::{pattern, Pattern};
 use crate::engine::plan::{Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
 use crate::engine::EngineError;
