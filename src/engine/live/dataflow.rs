@@ -2,7 +2,7 @@
 //! partial bindings (see the module doc of [`super`]).
 
 use super::worker::Registry;
-use super::{Op, RuleId, ShapeId};
+use super::{LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
 use crate::engine::pattern::{depth, Ranges, Row};
 use crate::engine::plan::Step;
@@ -65,45 +65,54 @@ pub fn build<'s>(
     for level in 0..levels {
         let reg = registry.clone();
         let mut ranges = Ranges::new(0);
-        let starts = rules
-            .clone()
-            .filter(move |(l, _)| *l as usize == level)
-            .flat_map(move |(_, r)| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()));
+        let starts = rules.clone().flat_map(move |(l, r)| {
+            let start = l as usize == level;
+            start.then(|| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()))?
+        });
         let lower = concatenate(scope, lower_atoms.clone());
         let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
             let step = Product::new(Default::default(), 1);
             let (atoms_var, atoms) = Variable::new(inner, step);
-            let (partials_var, partials): (_, Partials<'_, _>) = Variable::new(inner, step);
+            // A rule's start is a partial binding from the iteration its rule came in, not one
+            // later: every binding reaches its head an iteration sooner, and an edit's
+            // epoch takes an iteration less of every operator of the level.
+            let (partials_var, extended): (_, Partials<'_, _>) = Variable::new(inner, step);
+            let partials = extended.concat(starts.clone().enter(inner));
             let own = index(atoms, shapes.clone().enter(inner), registry);
             let joins = join_keys(partials.clone(), registry).arrange_by_key();
-            let mut next = vec![starts.clone().enter(inner)];
+            let mut next = Vec::new();
             for lower in &lower_indexes {
                 let extend = extend(registry, limits);
                 next.push(joins.clone().join_core(lower.clone().enter(inner), extend));
             }
             next.push(joins.join_core(own, extend(registry, limits)));
-            let reg = registry.clone();
-            let mut ranges = Ranges::new(0);
-            next.push(
-                antijoin_keys(partials.clone(), registry)
-                    .antijoin(lower.clone().enter(inner))
-                    .flat_map(move |(_, (r, s, row))| {
-                        advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
-                    }),
-            );
+            // Negation reads lower levels only: the bottom level has none.
+            if level > 0 {
+                let reg = registry.clone();
+                let mut ranges = Ranges::new(0);
+                next.push(
+                    antijoin_keys(partials.clone(), registry)
+                        .antijoin(lower.clone().enter(inner))
+                        .flat_map(move |(_, (r, s, row))| {
+                            advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
+                        }),
+                );
+            }
             partials_var.set(concatenate(inner, next));
-            let reg = registry.clone();
-            let complete =
-                partials.filter(move |(r, s, _)| reg.borrow().rule(*r).ops.len() == *s as usize);
-            let heads = heads(complete.clone(), registry, limits).distinct();
+            let heads = heads(partials.clone(), registry, limits).distinct();
             atoms_var.set(heads.clone());
             let reg = registry.clone();
-            let bindings = complete
-                .filter(move |(r, _, _)| reg.borrow().rule(*r).instances)
-                .map(|(r, _, row)| (r, row));
+            let bindings = partials.flat_map(move |(r, s, row)| {
+                let reg = reg.borrow();
+                let rule = reg.rule(r);
+                (rule.instances && complete(rule, s)).then_some((r, row))
+            });
             (heads.leave(scope), bindings.leave(scope))
         });
-        lower_indexes.push(index(atoms.clone(), shapes.clone(), registry));
+        // The top level's atoms are no level's lower atoms to join with.
+        if level + 1 < levels {
+            lower_indexes.push(index(atoms.clone(), shapes.clone(), registry));
+        }
         lower_atoms.push(atoms);
         all_bindings.push(bindings);
     }
@@ -208,9 +217,15 @@ fn extend(
     }
 }
 
-/// The head atoms of complete bindings; a head nested deeper than the limit stops the run.
+/// Whether a partial binding of `rule` waiting at op `step` is complete.
+fn complete(rule: &LiveRule, step: u32) -> bool {
+    rule.ops.len() == step as usize
+}
+
+/// The head atoms of the complete bindings among `partials`; a head nested deeper than the
+/// limit stops the run.
 fn heads<'s, T: Timestamp + Lattice + Ord>(
-    complete: Partials<'s, T>,
+    partials: Partials<'s, T>,
     registry: &Shared,
     limits: &Arc<Limits>,
 ) -> Atoms<'s, T> {
@@ -218,12 +233,12 @@ fn heads<'s, T: Timestamp + Lattice + Ord>(
     let limits = limits.clone();
     let mut ranges = Ranges::new(0);
     let mut guard = Guard::new(&limits);
-    complete.flat_map(move |(r, s, row)| {
-        if guard.stop() {
-            return None;
-        }
+    partials.flat_map(move |(r, s, row)| {
         let reg = reg.borrow();
         let rule = reg.rule(r);
+        if !complete(rule, s) || guard.stop() {
+            return None;
+        }
         ranges.room(rule.vars);
         ranges.read_binding(&rule.bound[s as usize], &row, &reg.arities);
         let mut atom = Row::new();
