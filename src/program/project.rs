@@ -64,6 +64,11 @@ impl Searches {
         dependencies: &Dependencies,
         original: usize,
     ) -> Option<Projection> {
+        // A body with no variable outside the head has nothing to eliminate: no group, and
+        // no key to build.
+        if variables(rule).is_none_or(|v| v.all.len() == v.heads) {
+            return None;
+        }
         let reads = rule.body.iter().map(|l| dependencies.of(l)).collect();
         let key = (rule.clone(), reads, original);
         if let Some(found) = self.current.get(&key) {
