@@ -66,8 +66,10 @@ pub fn build<'s>(
         let reg = registry.clone();
         let mut ranges = Ranges::new(0);
         let starts = rules.clone().flat_map(move |(l, r)| {
-            let start = l as usize == level;
-            start.then(|| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()))?
+            if l as usize != level {
+                return None;
+            }
+            advance(&reg.borrow(), &mut ranges, r, 0, Row::new())
         });
         let lower = concatenate(scope, lower_atoms.clone());
         let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
