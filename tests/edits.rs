@@ -572,11 +572,11 @@ fn edits_that_change_certain_atoms_reground_like_a_full_grounding() {
     sessions_match(&certain, &versions);
 }
 
-/// A live dataflow has the levels its first version's static strata need; an edit that
-/// stacks more negation among static relations grounds in a new dataflow with enough
-/// (rebuilt, not patched), and the edits after it patch again.
+/// The static relations are computed outside the live dataflow, stratified by negation: an
+/// edit that stacks more negation among them re-grounds like a full grounding (rebuilt: the
+/// relations computed exactly changed), and the edits after it patch again.
 #[test]
-fn edits_that_need_more_static_strata_start_a_new_dataflow() {
+fn edits_that_stack_static_negation_reground_like_a_full_grounding() {
     let strata = "(role r) (t0 1) (<= (t1 ?x) (num ?x) (not (t0 ?x)))
         (<= (t2 ?x) (num ?x) (not (t1 ?x))) (<= (t3 ?x) (num ?x) (not (t2 ?x)))
         (<= (legal r (pick ?x)) (t3 ?x) (true (on a)))";
@@ -589,7 +589,7 @@ fn edits_that_need_more_static_strata_start_a_new_dataflow() {
         deeper.replace("(role r)", goal),
     ];
     let outcomes = sessions_match(FALSE_ATOMS, &versions);
-    assert!(!outcomes[0].0, "the deeper version is grounded anew");
+    assert!(!outcomes[0].0, "the deeper version is rebuilt");
     assert!(outcomes[3].0, "an edit after it is patched");
 }
 

@@ -1,5 +1,5 @@
-//! The live dataflow's operators: every rule of a level evaluated by one fixpoint over
-//! partial bindings (see the module doc of [`super`]).
+//! The live dataflow's operators: every rule evaluated by one fixpoint over partial
+//! bindings (see the module doc of [`super`]).
 
 use super::worker::Registry;
 use super::{LiveRule, Op, RuleId, ShapeId};
@@ -36,19 +36,20 @@ type ShapeUses<'s, T> = VecCollection<'s, T, (RelId, ShapeId), isize>;
 /// The registry, shared by a worker's operators.
 type Shared = Rc<RefCell<Registry>>;
 
-/// Builds the live computation in `scope` over the enabled `rules` (level, id), on `levels`
-/// levels; returns the atoms of every level and the bindings of rules with instances.
+/// Builds the live computation in `scope` over the enabled `rules` and the `given` atoms (the
+/// exact relations' and the certain ones); returns every atom, given ones included, and the
+/// bindings of rules with instances.
 pub fn build<'s>(
     scope: Scope<'s, u32>,
-    rules: VecCollection<'s, u32, (u32, RuleId), isize>,
-    levels: usize,
+    rules: VecCollection<'s, u32, RuleId, isize>,
+    given: Atoms<'s, u32>,
     registry: &Shared,
     limits: &Arc<Limits>,
 ) -> (Atoms<'s, u32>, Bindings<'s, u32>) {
     let reg = registry.clone();
     let shapes: ShapeUses<'s, u32> = rules
         .clone()
-        .flat_map(move |(_, r)| {
+        .flat_map(move |r| {
             let reg = reg.borrow();
             let shapes: Vec<(RelId, ShapeId)> = (reg.rule(r).ops.iter())
                 .filter_map(|op| match op {
@@ -59,69 +60,47 @@ pub fn build<'s>(
             shapes
         })
         .distinct();
-    let mut lower_indexes: Vec<Index<'s, u32>> = Vec::new();
-    let mut lower_atoms: Vec<Atoms<'s, u32>> = Vec::new();
-    let mut all_bindings = Vec::new();
-    for level in 0..levels {
+    let given_index = index(given.clone(), shapes.clone(), registry);
+    let reg = registry.clone();
+    let mut ranges = Ranges::new(0);
+    let starts = rules.flat_map(move |r| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()));
+    let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
+        let step = Product::new(Default::default(), 1);
+        let (atoms_var, atoms) = Variable::new(inner, step);
+        // A rule's start is a partial binding from the iteration its rule came in, not one
+        // later: every binding reaches its head an iteration sooner, and an edit's epoch
+        // takes an iteration less of every operator.
+        let (partials_var, extended): (_, Partials<'_, _>) = Variable::new(inner, step);
+        let partials = extended.concat(starts.enter(inner));
+        let own = index(atoms, shapes.enter(inner), registry);
+        let joins = join_keys(partials.clone(), registry).arrange_by_key();
         let reg = registry.clone();
         let mut ranges = Ranges::new(0);
-        let starts = rules.clone().flat_map(move |(l, r)| {
-            if l as usize != level {
-                return None;
-            }
-            advance(&reg.borrow(), &mut ranges, r, 0, Row::new())
-        });
-        let lower = concatenate(scope, lower_atoms.clone());
-        let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
-            let step = Product::new(Default::default(), 1);
-            let (atoms_var, atoms) = Variable::new(inner, step);
-            // A rule's start is a partial binding from the iteration its rule came in, not one
-            // later: every binding reaches its head an iteration sooner, and an edit's
-            // epoch takes an iteration less of every operator of the level.
-            let (partials_var, extended): (_, Partials<'_, _>) = Variable::new(inner, step);
-            let partials = extended.concat(starts.clone().enter(inner));
-            let own = index(atoms, shapes.clone().enter(inner), registry);
-            let joins = join_keys(partials.clone(), registry).arrange_by_key();
-            let mut next = Vec::new();
-            for lower in &lower_indexes {
-                let extend = extend(registry, limits);
-                next.push(joins.clone().join_core(lower.clone().enter(inner), extend));
-            }
-            next.push(joins.join_core(own, extend(registry, limits)));
-            // Negation reads lower levels only: the bottom level has none.
-            if level > 0 {
-                let reg = registry.clone();
-                let mut ranges = Ranges::new(0);
-                next.push(
-                    antijoin_keys(partials.clone(), registry)
-                        .antijoin(lower.clone().enter(inner))
-                        .flat_map(move |(_, (r, s, row))| {
-                            advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
-                        }),
-                );
-            }
-            partials_var.set(concatenate(inner, next));
-            let heads = heads(partials.clone(), registry, limits).distinct();
-            atoms_var.set(heads.clone());
-            let reg = registry.clone();
-            let bindings = partials.flat_map(move |(r, s, row)| {
-                let reg = reg.borrow();
-                let rule = reg.rule(r);
-                (rule.instances && complete(rule, s)).then_some((r, row))
+        // Negation reads the given atoms only.
+        let unnegated = antijoin_keys(partials.clone(), registry)
+            .antijoin(given.clone().enter(inner))
+            .flat_map(move |(_, (r, s, row))| {
+                advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
             });
-            (heads.leave(scope), bindings.leave(scope))
+        let next = [
+            joins
+                .clone()
+                .join_core(given_index.enter(inner), extend(registry, limits)),
+            joins.join_core(own, extend(registry, limits)),
+            unnegated,
+        ];
+        partials_var.set(concatenate(inner, next));
+        let heads = heads(partials.clone(), registry, limits).distinct();
+        atoms_var.set(heads.clone());
+        let reg = registry.clone();
+        let bindings = partials.flat_map(move |(r, s, row)| {
+            let reg = reg.borrow();
+            let rule = reg.rule(r);
+            (rule.instances && complete(rule, s)).then_some((r, row))
         });
-        // The top level's atoms are no level's lower atoms to join with.
-        if level + 1 < levels {
-            lower_indexes.push(index(atoms.clone(), shapes.clone(), registry));
-        }
-        lower_atoms.push(atoms);
-        all_bindings.push(bindings);
-    }
-    (
-        concatenate(scope, lower_atoms),
-        concatenate(scope, all_bindings),
-    )
+        (heads.leave(scope), bindings.leave(scope))
+    });
+    (given.concat(atoms), bindings)
 }
 
 /// The atoms indexed by every shape of their relation that matches them.

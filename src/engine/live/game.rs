@@ -5,6 +5,7 @@ use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
+use crate::engine::run::statics;
 use crate::engine::shape::Shape;
 use crate::engine::stats::Stats;
 use crate::engine::templates::Forms;
@@ -46,9 +47,6 @@ struct Enabled {
     source: Option<usize>,
 }
 
-/// The atoms and bindings a dataflow held.
-type Held = (FastSet<(RelId, Row)>, FastSet<(RuleId, Row)>);
-
 /// What the last update changed, each side in its own version's ids: what a ground game
 /// is patched with.
 #[derive(Clone, Debug, Default)]
@@ -85,6 +83,10 @@ pub struct LiveGame {
     /// Enabled rules by key (a key may be held by several equal rules).
     enabled: FastMap<RuleKey, Vec<Enabled>>,
     next_rule: RuleId,
+    /// The keys of the rules that give the exact relations and the certain atoms, sorted.
+    static_rules: Vec<RuleKey>,
+    /// The atoms they give (space ids): the dataflow's given atoms.
+    static_atoms: FastSet<(RelId, Row)>,
     atoms: FastSet<(RelId, Row)>,
     bindings: FastSet<(RuleId, Row)>,
     /// Which relations of the current version are computed exactly.
@@ -109,12 +111,12 @@ impl LiveGame {
         let start = std::time::Instant::now();
         let limits = Limits::new(options);
         // The first version is planned like a full grounding: with the exact relations'
-        // sizes known.
-        let stats = crate::engine::run::exact(program, encoding, options, &limits, Tables::new())?;
+        // sizes known (and the certain atoms, which the dataflow is given).
+        let stats = statics(program, encoding, options, &limits, Tables::new())?;
         let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
-        let planned = plan(program, encoding, &stats, &exact)?;
+        let planned = plan(program, encoding, &stats);
         let mut game = LiveGame {
-            live: Live::start(options, planned.levels)?,
+            live: Live::start(options)?,
             options: Options {
                 deadline: None,
                 ..options.clone()
@@ -125,6 +127,8 @@ impl LiveGame {
             shapes: HashMap::new(),
             enabled: FastMap::default(),
             next_rule: 0,
+            static_rules: Vec::new(),
+            static_atoms: FastSet::default(),
             atoms: FastSet::default(),
             bindings: FastSet::default(),
             exact: Vec::new(),
@@ -133,13 +137,14 @@ impl LiveGame {
             previous: None,
             delta: Delta::default(),
         };
-        game.move_to(program, encoding, (exact, planned), None, start)?;
+        let rows = Some(stats.into_rows());
+        game.move_to(program, encoding, (exact, planned), rows, start)?;
         Ok(game)
     }
 
     /// Moves to a new version of the game: rules it no longer has are disabled, new ones
-    /// enabled, the rest kept running. A version whose static relations need more levels
-    /// of negation than the dataflow has is grounded in a new dataflow with enough.
+    /// enabled, the rest kept running; the exact relations and certain atoms are computed
+    /// anew if their rules changed, and what changed in them is given to the dataflow.
     pub fn update(&mut self, program: &Program, encoding: &Encoding) -> Result<Edit, EngineError> {
         let start = std::time::Instant::now();
         let (facts, arities) = (
@@ -152,39 +157,20 @@ impl LiveGame {
             _ => Stats::new(facts, Arc::new(arities)).remembering_orders(),
         };
         let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
-        let planned = plan(program, encoding, &stats, &exact)?;
+        let planned = plan(program, encoding, &stats);
         self.stats = Some(stats);
-        let restarted = match planned.levels > self.live.levels {
-            true => Some(self.restart(planned.levels)?),
-            false => None,
-        };
-        self.move_to(program, encoding, (exact, planned), restarted, start)
-    }
-
-    /// Replaces the dataflow by a new one of `levels` levels with no rule enabled; returns
-    /// the atoms and bindings the old one held.
-    fn restart(&mut self, levels: usize) -> Result<Held, EngineError> {
-        // The old workers stop and free their memory before the new ones start.
-        self.live.stop();
-        self.live = Live::start(&self.options, levels)?;
-        self.shapes.clear();
-        self.enabled.clear();
-        self.next_rule = 0;
-        Ok((
-            std::mem::take(&mut self.atoms),
-            std::mem::take(&mut self.bindings),
-        ))
+        self.move_to(program, encoding, (exact, planned), None, start)
     }
 
     /// Moves the dataflow to the version of `program` whose relations computed exactly are
-    /// `exact`, as `planned`; `restarted` holds what the dataflow held before it was started
-    /// anew for this version (the first version has none).
+    /// `exact`, as `planned`; `rows` has the rows of those relations and of the certain
+    /// atoms (program ids) if they are known already.
     fn move_to(
         &mut self,
         program: &Program,
         encoding: &Encoding,
         (exact, planned): (Vec<bool>, Planned),
-        restarted: Option<Held>,
+        rows: Option<Tables>,
         start: std::time::Instant,
     ) -> Result<Edit, EngineError> {
         let mapping = self.space.map(program, encoding);
@@ -192,13 +178,32 @@ impl LiveGame {
         let (sources, exact_before) = (self.sources(), in_space(&self.mapping, &self.exact));
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
-        let levels = self.live.levels;
+        let (static_rules, rules) = candidates(planned, program, encoding, &mapping, &exact);
+        if static_rules != self.static_rules {
+            let rows = match rows {
+                Some(rows) => rows,
+                None => {
+                    let limits = Limits::new(&self.options);
+                    statics(program, encoding, &self.options, &limits, Tables::new())?.into_rows()
+                }
+            };
+            let now = static_atoms(rows, &exact, &mapping);
+            let before = &self.static_atoms;
+            let went = before
+                .difference(&now)
+                .map(|(rel, row)| (*rel, row.clone(), -1));
+            let came = now
+                .difference(before)
+                .map(|(rel, row)| (*rel, row.clone(), 1));
+            change.given = went.chain(came).collect();
+            self.static_atoms = now;
+            self.static_rules = static_rules;
+        }
         for Candidate {
             key,
             plan,
-            level,
             instances,
-        } in candidates(planned, program, encoding, &mapping, &exact, levels)
+        } in rules
         {
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
@@ -212,12 +217,7 @@ impl LiveGame {
                             next
                         })
                     };
-                    let rule = Arc::new(LiveRule::new(
-                        &plan,
-                        level,
-                        instances.is_some(),
-                        &mut shape_id,
-                    ));
+                    let rule = Arc::new(LiveRule::new(&plan, instances.is_some(), &mut shape_id));
                     let id = self.next_rule;
                     self.next_rule += 1;
                     change.added.push((id, rule.clone()));
@@ -231,9 +231,7 @@ impl LiveGame {
             };
             self.enabled.entry(key).or_default().push(enabled);
         }
-        change.removed = (old.into_values().flatten())
-            .map(|e| (e.id, e.rule.level))
-            .collect();
+        change.removed = (old.into_values().flatten()).map(|e| e.id).collect();
         change.arities = self.space.arities();
         let mut edit = Edit {
             rules_added: change.added.len(),
@@ -244,12 +242,6 @@ impl LiveGame {
         (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, &delta.atoms);
         (edit.instances_added, edit.instances_removed) =
             update(&mut self.bindings, &delta.bindings);
-        if let Some((atoms, bindings)) = &restarted {
-            // The same atoms, but every binding under a new rule id.
-            edit.atoms_added = self.atoms.difference(atoms).count();
-            edit.atoms_removed = atoms.difference(&self.atoms).count();
-            edit.instances_removed = bindings.len();
-        }
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
@@ -261,8 +253,7 @@ impl LiveGame {
             forms: std::mem::replace(&mut self.forms, forms),
             exact: exact_before,
         };
-        // A new dataflow's delta is not a change from the previous version.
-        self.previous = restarted.is_none().then_some(previous);
+        self.previous = Some(previous);
         self.exact = exact;
         self.given = program.given_relations();
         self.delta = delta;
@@ -451,6 +442,18 @@ fn instances<'a>(
     instances
 }
 
+/// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`:
+/// those of the relations computed exactly (`exact`) and the certain atoms (ids past the
+/// program's relations).
+fn static_atoms(rows: Tables, exact: &[bool], mapping: &Mapping) -> FastSet<(RelId, Row)> {
+    let given = |rel: RelId| exact.get(rel as usize).is_none_or(|&e| e);
+    (rows.into_iter().filter(|(rel, _)| given(*rel)))
+        .flat_map(|(rel, rows)| {
+            let rel_id = mapping.relation(rel);
+            rows.into_iter().map(move |row| (rel_id, mapping.row(&row)))
+        })
+        .collect()
+}
 /// The space ids of the relations `flags` marks (a version's relations).
 fn in_space(mapping: &Mapping, flags: &[bool]) -> Vec<RelId> {
     let mut rels: Vec<RelId> = (0..flags.len() as RelId)

@@ -4,18 +4,19 @@
 //! but fixed once built. Here rules are data. A rule is a [`LiveRule`] (a chain of [`Op`]s over
 //! canonical literal shapes) registered under a [`RuleId`] that is never reused, so its
 //! definition is a pure function of its id; the dataflow's only rule input is the collection
-//! of enabled rule ids. One set of operators per stratum level evaluates every rule: partial
-//! bindings `(rule, step, values)` advance one join per iteration of the level's fixpoint,
-//! against an index of atoms keyed by `(shape, key values)` that every rule of a shape shares.
-//! Enabling or disabling a rule is an input change, and differential-dataflow updates the
-//! atoms and bindings incrementally, retractions through recursion included.
+//! of enabled rule ids. One set of operators evaluates every rule: partial bindings
+//! `(rule, step, values)` advance one join per iteration of a fixpoint, against an index of
+//! atoms keyed by `(shape, key values)` that every rule of a shape shares. Enabling or
+//! disabling a rule is an input change, and differential-dataflow updates the atoms and
+//! bindings incrementally, retractions through recursion included.
 //!
-//! Levels: the exactly computed static relations (GDL.md §2) are stratified by negation (a
-//! rule's negated relations lie on lower levels, complete when the level runs); every other
-//! relation is on the top level, where negation only reads lower levels. A dataflow has as
-//! many levels as the version it started with needs (each level's scope costs every update
-//! its progress tracking: connect four's edits took 0.45 ms less on 3 levels than on 8); a
-//! version that needs more starts a new one.
+//! The exactly computed static relations (GDL.md §2) and the certain atoms are not rules of
+//! the dataflow but its second input: each version's are computed by the compiled engine
+//! ([`crate::engine::run::statics`], stratified by negation as a full grounding does) when
+//! their rules changed, and the atoms that came and went go in. So the dataflow has one
+//! fixpoint, whose negation reads that input only: an edit's epoch costs every operator of
+//! the dataflow its progress tracking, and levels for the strata cost more operators
+//! (connect four's edits took 0.45 ms less on 3 levels than on 8).
 
 mod dataflow;
 mod game;
@@ -59,15 +60,13 @@ pub enum Op {
         /// Which arguments are bound.
         known: Vec<bool>,
     },
-    /// A plan step kept as planned: a filter, or an antijoin (against a lower level).
+    /// A plan step kept as planned: a filter, or an antijoin (against the given atoms).
     Check(Step),
 }
 
 /// A rule as the live dataflow evaluates it.
 #[derive(Clone, Debug)]
 pub struct LiveRule {
-    /// The level its head relation is on (below the dataflow's number of levels).
-    pub level: usize,
     /// The head relation.
     pub head_rel: RelId,
     /// The head's arguments.
@@ -85,10 +84,9 @@ pub struct LiveRule {
 }
 
 impl LiveRule {
-    /// The live form of `plan` on `level`, its join literals' shapes numbered by `shape_id`.
+    /// The live form of `plan`, its join literals' shapes numbered by `shape_id`.
     pub fn new(
         plan: &RulePlan,
-        level: usize,
         instances: bool,
         shape_id: &mut dyn FnMut(Shape) -> ShapeId,
     ) -> LiveRule {
@@ -131,7 +129,6 @@ impl LiveRule {
         }
         all_bound.push(bound);
         LiveRule {
-            level,
             head_rel: plan.head_rel,
             head: plan.head.clone(),
             ops,
@@ -153,8 +150,11 @@ impl LiveRule {
 pub struct Change {
     /// Rules to enable (new ids).
     pub added: Vec<(RuleId, Arc<LiveRule>)>,
-    /// Rules to disable, with their levels.
-    pub removed: Vec<(RuleId, usize)>,
+    /// Rules to disable.
+    pub removed: Vec<RuleId>,
+    /// Atoms of the exact relations and certain atoms that came (+1) and went (−1): the
+    /// dataflow's given atoms.
+    pub given: Vec<(RelId, Row, isize)>,
     /// Shapes first used by the added rules.
     pub shapes: Vec<(ShapeId, Arc<Shape>)>,
     /// Arities of all functor tokens (the token space only grows).
@@ -184,15 +184,13 @@ pub struct Live {
     answers: Receiver<Answer>,
     limits: Arc<Limits>,
     guards: Option<timely::communication::initialize::WorkerGuards<()>>,
-    /// How many levels the dataflow has: the static strata and, last, the top level.
-    pub levels: usize,
 }
 
 impl Live {
-    /// Starts the workers (`options.workers`) on a dataflow of `levels` levels, with no rule
-    /// enabled. The options' limits hold for every change; the deadline for the first only
+    /// Starts the workers (`options.workers`) on a dataflow with no rule enabled and no atom
+    /// given. The options' limits hold for every change; the deadline for the first only
     /// (the initial grounding).
-    pub fn start(options: &Options, levels: usize) -> Result<Live, EngineError> {
+    pub fn start(options: &Options) -> Result<Live, EngineError> {
         let limits = Limits::new(options);
         let workers = options.workers.max(1);
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..workers).map(|_| channel()).unzip();
@@ -209,7 +207,7 @@ impl Live {
             let commands = receivers[w.index()].lock().ok().and_then(|mut r| r.take());
             let answer = answer.lock().map(|a| a.clone());
             if let (Some(commands), Ok(answer)) = (commands, answer) {
-                worker::serve(w, &l, bounds, levels, commands, answer);
+                worker::serve(w, &l, bounds, commands, answer);
             }
         })
         .map_err(EngineError::Worker)?;
@@ -218,7 +216,6 @@ impl Live {
             answers,
             limits,
             guards: Some(guards),
-            levels,
         })
     }
 

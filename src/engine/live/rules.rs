@@ -1,12 +1,10 @@
-//! A version of a game as live rules: each rule of P+ planned, placed on its level, put in
-//! the token space, and given a key that says when two versions hold the same rule.
+//! A version of a game as live rules: each rule of P+ planned, put in the token space, and
+//! given a key that says when two versions hold the same rule.
 
 use super::space::Mapping;
-use crate::analysis::Dependencies;
 use crate::engine::pattern::{pattern, Pattern};
 use crate::engine::plan::{Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
-use crate::engine::EngineError;
 use crate::program::encoding::Encoding;
 use crate::program::{Builtin, Literal, Program, RelId};
 
@@ -16,19 +14,15 @@ pub struct Candidate {
     pub key: RuleKey,
     /// The plan, in the space.
     pub plan: RulePlan,
-    /// Its level.
-    pub level: usize,
     /// The program rule it comes from, if its instances are part of the ground program.
     pub instances: Option<usize>,
 }
 
-/// What makes two versions' rules the same, evaluated the same way: level, head, body
-/// literals (in the space, each with how it is evaluated, in a canonical order) and the
-/// literals its instances keep. Compared as data, not spelled: every rule of every version
-/// gets one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What makes two versions' rules the same, evaluated the same way: head, body literals (in
+/// the space, each with how it is evaluated, in a canonical order) and the literals its
+/// instances keep. Compared as data, not spelled: every rule of every version gets one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleKey {
-    level: usize,
     recursive: bool,
     head_rel: RelId,
     head: Pattern,
@@ -50,136 +44,71 @@ enum LiteralKey {
     Kept(bool, RelId, Pattern),
 }
 
-/// A version's rules of P+ planned, with the levels they need.
+/// A version's rules of P+ planned.
 pub struct Planned {
     /// The plans of the exact relations, of the certain atoms and of the rest.
     plans: [Plan; 3],
-    /// Each relation's stratum ([`strata`]).
-    strata: Vec<Option<usize>>,
-    /// How many levels a live dataflow needs for them: the strata and a top level.
-    pub levels: usize,
 }
 
-/// The rules of P+ for `program` (exact relations first), planned with `stats`; `exact` says
-/// which relations are computed exactly ([`Dependencies::exact_relations`]).
-pub fn plan(
-    program: &Program,
-    encoding: &Encoding,
-    stats: &Stats,
-    exact: &[bool],
-) -> Result<Planned, EngineError> {
+/// The rules of P+ for `program` (exact relations first), planned with `stats`.
+pub fn plan(program: &Program, encoding: &Encoding, stats: &Stats) -> Planned {
     let plans =
         [Part::Exact, Part::Certain, Part::Rest].map(|p| Plan::new(program, encoding, p, stats));
-    let strata = strata(&Dependencies::new(program), exact, &plans[1]).ok_or_else(|| {
-        EngineError::Unsupported(
-            "a live session needs the static relations and certain atoms stratified by \
-             negation, below every other relation"
-                .into(),
-        )
-    })?;
-    let levels = strata.iter().flatten().max().map_or(0, |&s| s) + 2;
-    Ok(Planned {
-        plans,
-        strata,
-        levels,
-    })
+    Planned { plans }
 }
 
-/// The candidates of `planned` (for `program`, with `exact` as planned) in the space of
-/// `mapping`, on a live dataflow of `levels` levels, at least [`Planned::levels`]: every
-/// relation without a stratum goes on the top one.
+/// A version's rules in the space of `mapping`: the keys of the rules that give the exact
+/// relations and the certain atoms (sorted: equal lists give equal atoms, which the dataflow
+/// is given rather than derives), and the candidates of every other rule of `planned` (for
+/// `program`, with `exact` as planned).
 pub fn candidates(
     planned: Planned,
     program: &Program,
     encoding: &Encoding,
     mapping: &Mapping,
     exact: &[bool],
-    levels: usize,
-) -> Vec<Candidate> {
-    let Planned { plans, strata, .. } = planned;
-    let level = |rel: RelId| strata[rel as usize].unwrap_or(levels - 1);
+) -> (Vec<RuleKey>, Vec<Candidate>) {
+    let [exact_plan, certain_plan, rest] = planned.plans;
+    let mut given: Vec<RuleKey> = (exact_plan.rules.iter().chain(&certain_plan.rules))
+        .map(|rule| key(&translate(rule, mapping), Vec::new()))
+        .collect();
+    given.sort_unstable();
     let mut out = Vec::new();
-    for plan in plans {
-        for rule in plan.rules {
-            let level = level(rule.head_rel);
-            let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
-            let plan = translate(&rule, mapping);
-            let mut literals: Vec<LiteralKey> = plan.steps.iter().map(describe).collect();
-            if let Some(source) = instances {
-                for literal in &program.rules[source].body {
-                    if let Literal::Pos(a) | Literal::Neg(a) = literal {
-                        if !exact[a.rel as usize] {
-                            let negated = matches!(literal, Literal::Neg(_));
-                            let p = mapping.pattern(&pattern(program, encoding, &a.args));
-                            literals.push(LiteralKey::Kept(negated, mapping.relation(a.rel), p));
-                        }
+    for rule in rest.rules {
+        let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
+        let plan = translate(&rule, mapping);
+        let mut kept = Vec::new();
+        if let Some(source) = instances {
+            for literal in &program.rules[source].body {
+                if let Literal::Pos(a) | Literal::Neg(a) = literal {
+                    if !exact[a.rel as usize] {
+                        let negated = matches!(literal, Literal::Neg(_));
+                        let p = mapping.pattern(&pattern(program, encoding, &a.args));
+                        kept.push(LiteralKey::Kept(negated, mapping.relation(a.rel), p));
                     }
                 }
             }
-            literals.sort_unstable();
-            let key = RuleKey {
-                level,
-                recursive: plan.recursive,
-                head_rel: plan.head_rel,
-                head: plan.head.clone(),
-                vars: plan.vars,
-                literals,
-            };
-            out.push(Candidate {
-                key,
-                plan,
-                level,
-                instances,
-            });
         }
+        out.push(Candidate {
+            key: key(&plan, kept),
+            plan,
+            instances,
+        });
     }
-    out
+    (given, out)
 }
 
-/// Each exact relation's stratum: one above the highest it negates and at least as high as
-/// those it uses; then, past the program's relations, each one's certain atoms (the heads
-/// of the `certain` plan), by the relations their plans join and antijoin. Every other
-/// relation has none: it is on the top level. `None` if the strata do not settle (negation
-/// through a cycle) or an exact relation or a certain atom reads the top level.
-fn strata(deps: &Dependencies, exact: &[bool], certain: &Plan) -> Option<Vec<Option<usize>>> {
-    // (relation, a relation it reads, whether negated).
-    let mut reads: Vec<(usize, usize, bool)> = Vec::new();
-    for r in (0..exact.len()).filter(|&r| exact[r]) {
-        let negated = |u: &RelId| deps.negative[r].contains(u);
-        reads.extend(deps.uses[r].iter().map(|u| (r, *u as usize, negated(u))));
+/// The key of `plan` (in the space), with the literals `kept` its instances keep.
+fn key(plan: &RulePlan, mut literals: Vec<LiteralKey>) -> RuleKey {
+    literals.extend(plan.steps.iter().map(describe));
+    literals.sort_unstable();
+    RuleKey {
+        recursive: plan.recursive,
+        head_rel: plan.head_rel,
+        head: plan.head.clone(),
+        vars: plan.vars,
+        literals,
     }
-    for rule in &certain.rules {
-        for step in &rule.steps {
-            match step {
-                Step::Join { rel, .. } => {
-                    reads.push((rule.head_rel as usize, *rel as usize, false))
-                }
-                Step::Antijoin { rel, .. } => {
-                    reads.push((rule.head_rel as usize, *rel as usize, true))
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut stratum: Vec<Option<usize>> = exact.iter().map(|&e| e.then_some(0)).collect();
-    stratum.resize(2 * exact.len(), Some(0));
-    // Without a cycle through negation no stratum passes the number of relations.
-    let most = stratum.len();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &(r, u, negated) in &reads {
-            let need = stratum[u]? + negated as usize;
-            if need > stratum[r]? {
-                if need > most {
-                    return None;
-                }
-                stratum[r] = Some(need);
-                changed = true;
-            }
-        }
-    }
-    Some(stratum)
 }
 
 /// `plan` with its relations and tokens in the space.

@@ -75,7 +75,6 @@ pub fn serve(
     worker: &mut timely::worker::Worker,
     limits: &Arc<Limits>,
     bounds: Bounds,
-    levels: usize,
     commands: Receiver<Command>,
     answer: Sender<Answer>,
 ) {
@@ -85,10 +84,11 @@ pub fn serve(
     let count = Rc::new(AtomicIsize::new(0));
     let probe = ProbeHandle::new();
     let dataflow_id = worker.next_dataflow_index();
-    let mut rules = worker.dataflow::<u32, _, _>(|scope| {
-        let (input, rules) = scope.new_collection::<(u32, RuleId), isize>();
+    let (mut rules, mut given) = worker.dataflow::<u32, _, _>(|scope| {
+        let (rules_input, rules) = scope.new_collection::<RuleId, isize>();
+        let (given_input, given) = scope.new_collection::<(RelId, Row), isize>();
         let (all_atoms, all_bindings) =
-            super::dataflow::build(scope, rules, levels, &registry, limits);
+            super::dataflow::build(scope, rules, given, &registry, limits);
         let (sink, count, l) = (atoms.clone(), count.clone(), limits.clone());
         all_atoms
             .consolidate()
@@ -106,7 +106,7 @@ pub fn serve(
                 sink.borrow_mut().push((*rule, row.clone(), *diff))
             })
             .probe_with(&probe);
-        input
+        (rules_input, given_input)
     });
     let mut epoch = 0u32;
     let mut alive = true;
@@ -114,16 +114,21 @@ pub fn serve(
         if alive {
             registry.borrow_mut().extend(&change);
             if worker.index() == 0 {
-                for (id, level) in &change.removed {
-                    rules.remove((*level as u32, *id));
+                for id in &change.removed {
+                    rules.remove(*id);
                 }
-                for (id, rule) in &change.added {
-                    rules.insert((rule.level as u32, *id));
+                for (id, _) in &change.added {
+                    rules.insert(*id);
+                }
+                for (rel, row, diff) in &change.given {
+                    given.update((*rel, row.clone()), *diff);
                 }
             }
             epoch += 1;
             rules.advance_to(epoch);
             rules.flush();
+            given.advance_to(epoch);
+            given.flush();
             let done = || !probe.less_than(&epoch);
             let deadline = bounds.deadline.filter(|_| epoch == 1);
             alive = crate::engine::steps::step_until(worker, limits, deadline, dataflow_id, &done);
