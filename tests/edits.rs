@@ -593,6 +593,20 @@ fn edits_that_stack_static_negation_reground_like_a_full_grounding() {
     assert!(outcomes[3].0, "an edit after it is patched");
 }
 
+/// A static fact added and removed again is a rule of P+ that came and went, though the
+/// dataflow is given the static atoms rather than the rules that make them.
+#[test]
+fn a_static_fact_edit_counts_as_a_rule_of_p_plus() {
+    let first = program(FALSE_ATOMS, Syntax::Kif).expect("a valid game");
+    let more = FALSE_ATOMS.replace("(num 10)", "(num 10) (num 11)");
+    let more = program(&more, Syntax::Kif).expect("a valid game");
+    let mut session = Session::start(&first, &options(1)).expect("grounds");
+    let added = session.apply(&more).expect("re-grounds").edit;
+    assert_eq!((added.rules_added, added.rules_removed), (1, 0));
+    let removed = session.apply(&first).expect("re-grounds").edit;
+    assert_eq!((removed.rules_added, removed.rules_removed), (0, 1));
+}
+
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
 /// ground game after each equals a full grounding of that version; returns for each version
 /// whether it was patched and whether the session said its ground game was the previous one

@@ -179,7 +179,9 @@ impl LiveGame {
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
         let (static_rules, rules) = candidates(planned, program, encoding, &mapping, &exact);
+        let mut static_changes = (0, 0);
         if static_rules != self.static_rules {
+            static_changes = changed(&self.static_rules, &static_rules);
             let rows = match rows {
                 Some(rows) => rows,
                 None => {
@@ -234,8 +236,8 @@ impl LiveGame {
         change.removed = (old.into_values().flatten()).map(|e| e.id).collect();
         change.arities = self.space.arities();
         let mut edit = Edit {
-            rules_added: change.added.len(),
-            rules_removed: change.removed.len(),
+            rules_added: change.added.len() + static_changes.0,
+            rules_removed: change.removed.len() + static_changes.1,
             ..Edit::default()
         };
         let delta = self.live.apply(change)?;
@@ -442,6 +444,21 @@ fn instances<'a>(
     instances
 }
 
+/// How many items of the sorted `after` are not in the sorted `before`, and how many of
+/// `before` not in `after` (counting repeats): the static rules an edit added and removed.
+fn changed<T: Ord>(before: &[T], after: &[T]) -> (usize, usize) {
+    let (mut i, mut j, mut added, mut removed) = (0, 0, 0, 0);
+    while i < before.len() || j < after.len() {
+        match (before.get(i), after.get(j)) {
+            (Some(b), Some(a)) if a == b => (i, j) = (i + 1, j + 1),
+            (Some(b), Some(a)) if b < a => (i, removed) = (i + 1, removed + 1),
+            (Some(_), None) => (i, removed) = (i + 1, removed + 1),
+            _ => (j, added) = (j + 1, added + 1),
+        }
+    }
+    (added, removed)
+}
+
 /// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`:
 /// those of the relations computed exactly (`exact`) and the certain atoms (ids past the
 /// program's relations).
@@ -481,4 +498,17 @@ fn update<A: Eq + std::hash::Hash + Clone, B: Eq + std::hash::Hash + Clone>(
         }
     }
     (added, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed;
+
+    #[test]
+    fn changed_counts_what_each_sorted_list_has_that_the_other_lacks() {
+        assert_eq!(changed(&[1, 2, 2, 5], &[2, 3, 5, 7]), (2, 2));
+        assert_eq!(changed::<u32>(&[], &[1, 1]), (2, 0));
+        assert_eq!(changed(&[4], &[]), (0, 1));
+        assert_eq!(changed(&[1, 2], &[1, 2]), (0, 0));
+    }
 }
