@@ -73,7 +73,8 @@ struct Previous {
 /// A game held in a live dataflow.
 pub struct LiveGame {
     live: Live,
-    /// What a new dataflow starts with (without the deadline, which held for the first).
+    /// What the later versions' static runs run with (without the deadline, which held for
+    /// the first).
     options: Options,
     /// The statistics the last update planned with, and the join orders they remember.
     stats: Option<Stats>,
@@ -375,8 +376,7 @@ impl LiveGame {
 
     /// Whether the last update kept the order of ids: every functor token and relation of
     /// the previous version that the current one has keeps its relative order, so the atoms
-    /// and rules both versions have sort alike (`false` before any update, and after one
-    /// that started a new dataflow).
+    /// and rules both versions have sort alike (`false` before any update).
     pub fn keeps_order(&self) -> bool {
         (self.previous.as_ref()).is_some_and(|p| self.mapping.keeps_order_of(&p.mapping))
     }
