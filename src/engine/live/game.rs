@@ -471,6 +471,7 @@ fn static_atoms(rows: Tables, exact: &[bool], mapping: &Mapping) -> FastSet<(Rel
         })
         .collect()
 }
+
 /// The space ids of the relations `flags` marks (a version's relations).
 fn in_space(mapping: &Mapping, flags: &[bool]) -> Vec<RelId> {
     let mut rels: Vec<RelId> = (0..flags.len() as RelId)

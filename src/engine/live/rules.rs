@@ -75,7 +75,8 @@ pub fn candidates(
     given.sort_unstable();
     let mut out = Vec::new();
     for rule in rest.rules {
-        let instances = rule.source.filter(|_| !exact[rule.head_rel as usize]);
+        // The rest's heads are never exact: a rule with a source has instances.
+        let instances = rule.source;
         let plan = translate(&rule, mapping);
         let mut kept = Vec::new();
         if let Some(source) = instances {
