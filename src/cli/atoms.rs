@@ -22,7 +22,7 @@ pub struct Args {
 /// Runs `atoms`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
     let (game, grounded) =
-        match load_and_ground(&args.game, args.syntax, &args.engine, Instant::now()) {
+        match load_and_ground(&args.game, args.syntax, &args.engine, None, Instant::now()) {
             Ok(x) => x,
             Err(code) => return code,
         };

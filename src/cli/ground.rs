@@ -1,6 +1,7 @@
 //! `gdlground ground`: write the ground game and its counts.
 
 use super::{output, SyntaxArg, EXIT_DEADLINE, EXIT_REJECTED, EXIT_USAGE};
+use gdlground::engine::cluster::Cluster;
 use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::program::Model;
 use gdlground::progress::Progress;
@@ -29,6 +30,8 @@ pub struct Args {
     pub(super) stats: Option<String>,
     #[command(flatten)]
     pub(super) engine: EngineArgs,
+    #[command(flatten)]
+    pub(super) processes: super::processes::ProcessArgs,
     /// Read the file in this syntax instead of guessing from extension and content.
     #[arg(long, value_enum)]
     pub(super) syntax: Option<SyntaxArg>,
@@ -117,6 +120,7 @@ impl EngineArgs {
             deadline: self.deadline(start),
             project_locals: !self.keep_locals,
             progress: None,
+            cluster: None,
         }
     }
 
@@ -194,11 +198,13 @@ pub enum FormatArg {
     Json,
 }
 
-/// Loads and grounds `path`, printing errors; the exit code on failure.
+/// Loads and grounds `path`, with the processes of `cluster` if any, printing errors; the
+/// exit code on failure.
 pub fn load_and_ground(
     path: &std::path::Path,
     syntax: Option<SyntaxArg>,
     engine: &EngineArgs,
+    cluster: Option<Arc<Cluster>>,
     start: Instant,
 ) -> Result<(gdlground::Game, gdlground::Grounded), i32> {
     let game = super::load_game(path, syntax)?;
@@ -208,6 +214,7 @@ pub fn load_and_ground(
     let progress = Arc::new(Progress::default());
     let options = Options {
         progress: Some(progress.clone()),
+        cluster,
         ..engine.options(start)
     };
     let status = super::progress::Status::show(progress);
@@ -244,14 +251,34 @@ pub fn report(game: &gdlground::Game, error: &GroundError) -> i32 {
 
 /// Runs `ground`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
+    let start = Instant::now();
+    let cluster = match args.processes.cluster() {
+        Ok(cluster) => cluster,
+        Err(code) => return code,
+    };
     if let Some(script) = &args.edits {
+        if cluster.is_some() {
+            eprintln!("error: --edits runs in one process\n  hint: leave out -n");
+            return EXIT_USAGE;
+        }
         return super::live::script(args, script);
     }
-    let start = Instant::now();
-    let (game, grounded) = match load_and_ground(&args.game, args.syntax, &args.engine, start) {
+    let grounded = load_and_ground(&args.game, args.syntax, &args.engine, cluster, start);
+    let (game, grounded) = match grounded {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if !args.processes.writes() {
+        let (p, n) = (args.processes.process, args.processes.processes);
+        eprintln!(
+            "{}: process {p} of {n} done; process 0 writes the output",
+            game.source.name
+        );
+        // Its grounding is empty: the last run's result went to process 0 alone.
+        std::mem::forget(grounded);
+        std::mem::forget(game);
+        return 0;
+    }
     let rendering = match Rendering::new(args.format, &game, args.engine.workers()) {
         Ok(r) => r,
         Err(code) => return code,

@@ -14,6 +14,7 @@ mod ground;
 mod live;
 mod measure_child;
 mod output;
+mod processes;
 mod progress;
 mod validate;
 mod watch;

@@ -97,6 +97,22 @@ impl Instances {
             .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
     }
 
+    /// The arenas and the count of instances in them: the instances as plain data, to send
+    /// to another process ([`Instances::from_arenas`] takes them back).
+    pub fn into_arenas(self) -> (Vec<Vec<Token>>, usize) {
+        (self.chunks, self.count)
+    }
+
+    /// The instances of `arenas` (as [`Instances::into_arenas`] gives them), `count` in all.
+    pub fn from_arenas(arenas: Vec<Vec<Token>>, count: usize) -> Instances {
+        Instances {
+            chunks: arenas,
+            count,
+            // The next instance, if any, opens an arena of its own.
+            closing: 0,
+        }
+    }
+
     /// How many instances there are.
     pub fn len(&self) -> usize {
         self.count

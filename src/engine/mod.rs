@@ -9,6 +9,7 @@
 
 mod builtin;
 mod chain;
+pub mod cluster;
 mod dataflow;
 mod eager;
 mod exists;
@@ -26,6 +27,7 @@ mod reduce;
 mod row_set;
 mod run;
 mod shape;
+mod share;
 mod split;
 mod stats;
 mod steps;
@@ -63,6 +65,10 @@ pub struct Options {
     pub project_locals: bool,
     /// Where the run records its stage and the atoms it derives, for a front end to show.
     pub progress: Option<Arc<Progress>>,
+    /// The processes this one grounds with (`None`: alone): every run's workers are theirs
+    /// and this process's together. Process 0 gets the whole result; the others get the
+    /// static relations and certain atoms, which plan the last run, and an empty result.
+    pub cluster: Option<Arc<cluster::Cluster>>,
 }
 
 impl Default for Options {
@@ -75,6 +81,7 @@ impl Default for Options {
             deadline: None,
             project_locals: true,
             progress: None,
+            cluster: None,
         }
     }
 }
@@ -105,6 +112,8 @@ pub enum EngineError {
     Worker(String),
     /// The game cannot be grounded this way (what and why).
     Unsupported(String),
+    /// The processes grounding together could not connect or disagree (what and why).
+    Cluster(String),
 }
 
 /// The limits shared by all workers, and the first one exceeded.

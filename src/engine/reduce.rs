@@ -13,7 +13,7 @@
 //! incremental loop is measured against).
 
 use super::plan::{Part, Plan};
-use super::run::{gather, merged, run, shrinking, statics, unshare, Round, Tables};
+use super::run::{gather, merged, run, shrinking, statics, unshare, Round, Tables, To};
 use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::{FastMap, FastSet};
@@ -80,6 +80,7 @@ pub fn reduce(
                 options,
                 &limits,
                 Some(Arc::new(record)),
+                To::Every,
             )?;
             given = unshare(shared);
             let mut gone: FastMap<RelId, FastSet<Row>> = FastMap::default();
@@ -98,7 +99,8 @@ pub fn reduce(
             loop {
                 let start = Instant::now();
                 let shared = Arc::new(given);
-                let (computed, instances, _) = run(&templates, &shared, options, &limits, None)?;
+                let (computed, instances, _) =
+                    run(&templates, &shared, options, &limits, None, To::Every)?;
                 let computed = merged(computed);
                 given = unshare(shared);
                 let removed = shrink(&mut given, &relations, &computed);

@@ -1,9 +1,11 @@
 //! Running the dataflow on timely workers and gathering a deterministic result.
 
+use super::cluster::fingerprint;
 use super::dataflow::{self, Diff};
 use super::lookup::Lookups;
 use super::pattern::{pattern, Item, Ranges, Row};
 use super::plan::{Part, Plan};
+pub use super::share::To;
 use super::stats::Stats;
 use super::tally::{positive, Tally};
 use super::templates::Templates;
@@ -43,7 +45,8 @@ pub fn instantiate(
     let plan = Arc::new(super::frame::detach(plan, program));
     let given = Arc::new(stats.into_rows());
     let templates = Arc::new(Templates::new(program, encoding, &plan));
-    let (rest, instances, _) = run(&templates, &given, options, &limits, None)?;
+    // Only process 0 of several builds the ground program: the last run's result goes there.
+    let (rest, instances, _) = run(&templates, &given, options, &limits, None, To::First)?;
     Ok(gather(&plan, given, rest, instances))
 }
 
@@ -84,7 +87,7 @@ pub fn exact(
         true => Vec::new(),
         false => {
             let templates = Arc::new(Templates::new(program, encoding, &exact));
-            merged(run(&templates, &facts, options, limits, None)?.0)
+            merged(run(&templates, &facts, options, limits, None, To::Every)?.0)
         }
     };
     let mut given = more;
@@ -114,7 +117,7 @@ fn certain(
     }
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let given = Arc::new(stats.into_rows());
-    let (atoms, _, _) = run(&templates, &given, options, limits, None)?;
+    let (atoms, _, _) = run(&templates, &given, options, limits, None, To::Every)?;
     let mut rows = unshare(given);
     // Every relation tested, with no certain atom too: the plans read them all.
     for rule in &plan.rules {
@@ -298,7 +301,7 @@ struct Rounds {
 /// What a worker gathers: its atoms (those whose updates add up to a positive number on it,
 /// sorted), instances, and the rows it retracted from shrinking relations. A worker's count
 /// of an atom is never negative, so an atom is in S* exactly when some worker keeps it.
-type Gathered = (Vec<(RelId, Row)>, Instances, Vec<(RelId, Row)>);
+pub(super) type Gathered = (Vec<(RelId, Row)>, Instances, Vec<(RelId, Row)>);
 
 /// What a run yields: atoms of the relations it computes (consolidated; each worker's, sorted:
 /// see [`merged`]), instances and the rows retracted from shrinking relations.
@@ -322,6 +325,7 @@ pub fn run(
     options: &Options,
     limits: &Arc<Limits>,
     on_round: Option<OnRound>,
+    to: To,
 ) -> Result<Outcome, EngineError> {
     let atom_count = Arc::new(AtomicIsize::new(0));
     let (t, l, count, deadline, max_atoms) = (
@@ -333,6 +337,13 @@ pub fn run(
     );
     let given = given.clone();
     let workers = options.workers.max(1);
+    let cluster = options.cluster.clone();
+    if cluster.is_some() && on_round.is_some() {
+        return Err(EngineError::Cluster(
+            "the domain loop runs in one process (leave out -n)".into(),
+        ));
+    }
+    let processes = cluster.as_ref().map(|c| c.processes());
     let shrinks = match on_round {
         Some(_) => shrinking(&templates.plan, &given),
         None => Vec::new(),
@@ -345,7 +356,8 @@ pub fn run(
         })
     });
     let lookups = Arc::new(Lookups::new(&templates.plan, &given));
-    let work = move |worker: &mut timely::worker::Worker| -> Gathered {
+    let given_sizes: Vec<(RelId, usize)> = given.iter().map(|(r, rows)| (*r, rows.len())).collect();
+    let work = move |worker: &mut timely::worker::Worker| -> Vec<Gathered> {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
         // Without rounds, the updates of the bindings, netted at the end.
         let tally = Tally::default();
@@ -512,7 +524,7 @@ pub fn run(
         if l.stopped() || !step_until(worker, &|| probe.done()) {
             // Nothing of a stopped run is used: netting and instantiating what it made would
             // only take more memory past a limit.
-            return Default::default();
+            return Vec::new();
         }
         let atoms: Vec<_> = positive(std::mem::take(&mut *atoms.borrow_mut())).collect();
         let mut instances = Instances::default();
@@ -534,19 +546,41 @@ pub fn run(
                 t.instance(*r, row, &mut ranges[*r], &mut instances);
             }
         }
-        (atoms, instances, retracted)
+        let mine = (atoms, instances, retracted);
+        match processes {
+            Some(processes) => super::share::share(worker, mine, processes, to, &l, deadline),
+            None => vec![mine],
+        }
     };
     let mut all_atoms = Vec::new();
     let mut all_instances = Instances::default();
     let mut all_retracted = Vec::new();
-    for result in execute(workers, work)? {
-        let (a, i, r) = result.map_err(EngineError::Worker)?;
-        all_atoms.push(a);
-        all_instances.append(i);
-        all_retracted.extend(r);
-    }
+    let results = match &cluster {
+        Some(cluster) => {
+            let plan = (format!("{:?}", templates.plan), given_sizes);
+            let stopped = limits.clone();
+            let stopped = move || stopped.stopped();
+            cluster.execute(workers, fingerprint(plan), deadline, stopped, work)?
+        }
+        None => execute(workers, work)?,
+    };
     if let Some(error) = limits.reason.lock().ok().and_then(|mut r| r.take()) {
         return Err(error);
+    }
+    for result in results {
+        let gathered = result.map_err(|e| match cluster {
+            // timely gives no message here: the worker failed because another process's
+            // connection broke (a panic of this process would have printed its own).
+            Some(_) => EngineError::Cluster(
+                "the run broke off: another process stopped (its own error says why) or its connection was lost".into(),
+            ),
+            None => EngineError::Worker(e),
+        })?;
+        for (a, i, r) in gathered {
+            all_atoms.push(a);
+            all_instances.append(i);
+            all_retracted.extend(r);
+        }
     }
     Ok((all_atoms, all_instances, all_retracted))
 }
@@ -556,8 +590,8 @@ pub fn run(
 /// 1–2 ms of ticTacToe's 10). A panic of that worker is an error, as a worker thread's is.
 fn execute(
     workers: usize,
-    work: impl Fn(&mut timely::worker::Worker) -> Gathered + Send + Sync + 'static,
-) -> Result<Vec<Result<Gathered, String>>, EngineError> {
+    work: impl Fn(&mut timely::worker::Worker) -> Vec<Gathered> + Send + Sync + 'static,
+) -> Result<Vec<Result<Vec<Gathered>, String>>, EngineError> {
     if workers > 1 {
         let guards = timely::execute(timely::Config::process(workers), work);
         return Ok(guards.map_err(EngineError::Worker)?.join());

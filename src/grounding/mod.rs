@@ -218,6 +218,7 @@ impl GroundError {
             GroundError::Engine(EngineError::Deadline) => DEADLINE_ERROR.into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),
             GroundError::Engine(EngineError::Unsupported(m)) => format!("error: {m}\n  hint: `gdlground ground` grounds it from scratch\n"),
+            GroundError::Engine(EngineError::Cluster(m)) => format!("error: {m}\n  hint: see `gdlground ground --help` on -n, -p and --hostfile\n"),
         }
     }
 }
