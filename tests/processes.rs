@@ -199,13 +199,24 @@ fn a_process_alone_says_what_it_waits_for_until_its_deadline() {
     let err = text(&outputs[0].stderr);
     assert_eq!(outputs[0].status.code(), Some(3), "{err}");
     assert!(err.contains("process 0 is waiting for process 1"), "{err}");
-    // Flags that do not fit.
+    // Flags that do not fit, said at once (not after waiting for the other processes).
     let path = game.to_str().expect("UTF-8");
-    let out = gdlground(&["ground", path, "-n", "2", "-p", "2"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("numbered 0 to 1"),
-        "{}",
-        text(&out.stderr)
-    );
+    let hosts = hosts.to_str().expect("UTF-8");
+    for (flags, says) in [
+        (&["-p", "2"][..], "numbered 0 to 1"),
+        (
+            &["-p", "1", "--superset", "domain-loop"],
+            "--superset domain-loop runs in one process",
+        ),
+        (&["-p", "1", "--edits", path], "--edits runs in one process"),
+    ] {
+        let args = [&["ground", path, "-n", "2", "--hostfile", hosts][..], flags].concat();
+        let out = gdlground(&args);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{flags:?}: {}",
+            text(&out.stderr)
+        );
+    }
 }

@@ -256,11 +256,18 @@ pub fn run(args: &Args) -> i32 {
         Ok(cluster) => cluster,
         Err(code) => return code,
     };
+    let alone = [
+        (args.edits.is_some(), "--edits"),
+        (
+            args.engine.superset == Some(SupersetArg::DomainLoop),
+            "--superset domain-loop",
+        ),
+    ];
+    if let Some((_, what)) = alone.iter().find(|(asked, _)| *asked && cluster.is_some()) {
+        eprintln!("error: {what} runs in one process\n  hint: leave out -n and -p");
+        return EXIT_USAGE;
+    }
     if let Some(script) = &args.edits {
-        if cluster.is_some() {
-            eprintln!("error: --edits runs in one process\n  hint: leave out -n");
-            return EXIT_USAGE;
-        }
         return super::live::script(args, script);
     }
     let grounded = load_and_ground(&args.game, args.syntax, &args.engine, cluster, start);
