@@ -91,11 +91,6 @@ impl Cluster {
         self.addresses.len()
     }
 
-    /// This process's index.
-    pub fn process(&self) -> usize {
-        self.process
-    }
-
     /// Runs `work` on `threads` workers of this process, joined with the other processes'
     /// workers into one computation, and returns what this process's workers returned. `plan`
     /// ([`fingerprint`]) must be the same in every process.
@@ -204,7 +199,7 @@ impl Cluster {
                 .filter(|slot| slot.is_none());
             let Some(slot) = slot else {
                 return Err(EngineError::Cluster(format!(
-                    "a second connection claims to be process {} (give each process its own --process)",
+                    "process {} connected twice or out of turn: give each process its own -p, and all of them the same -n and --hostfile",
                     theirs.process
                 )));
             };
