@@ -1,7 +1,8 @@
-//! Every worker's result of a run, sent to the first worker of every process. With several
-//! processes ([`super::cluster`]) each one needs all of them: to plan its next run as the
-//! others do, and to build the ground program. In pieces of bounded size (a worker's atoms
-//! can be hundreds of megabytes), through a dataflow of their own after the run's.
+//! Every worker's result of a run, sent to the first worker of each process that needs it.
+//! With several processes ([`super::cluster`]) every process needs the static runs' results,
+//! to plan the next run as the others do, and process 0 the last run's, to build the ground
+//! program. In pieces of bounded size (a worker's atoms can be hundreds of megabytes),
+//! through a dataflow of their own after the run's.
 
 use super::run::Gathered;
 use super::steps::step_until;
