@@ -172,6 +172,41 @@ fn processes_that_disagree_say_so_and_stop() {
 }
 
 #[test]
+fn a_stray_connection_is_let_go() {
+    use std::io::Write;
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let game = here.join("examples/tictactoe.kif");
+    let hosts = hostfile(2, "stray");
+    let zero = start(&game, 2, 0, &hosts, &[]);
+    // Something that is not gdlground connects to process 0 first, says nonsense and hangs up.
+    let address = std::fs::read_to_string(&hosts).expect("hostfile");
+    let address = address
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .expect("an address");
+    let begun = Instant::now();
+    let mut stray = loop {
+        match std::net::TcpStream::connect(address) {
+            Ok(stream) => break stream,
+            Err(_) if begun.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("process 0 does not listen at {address}: {e}"),
+        }
+    };
+    stray
+        .write_all(b"GET / HTTP/1.0\r\n\r\nand some more bytes")
+        .expect("written");
+    drop(stray);
+    let outputs = finish(vec![zero, start(&game, 2, 1, &hosts, &[])]);
+    let said = text(&outputs[0].stderr);
+    assert!(outputs[0].status.success(), "{said}");
+    assert!(said.contains("let go of a connection"), "{said}");
+    let alone = gdlground(&["ground", game.to_str().expect("UTF-8")]);
+    assert_eq!(outputs[0].stdout, alone.stdout);
+}
+
+#[test]
 fn a_process_that_stops_stops_the_others() {
     let Some(root) = corpus() else { return };
     let game = root.join("base/connectFour.kif");

@@ -24,6 +24,9 @@ use timely::worker::Worker;
 /// The first word of a hello: "gdlgrnd" and a protocol version.
 const MAGIC: u64 = u64::from_le_bytes(*b"gdlgrnd\x01");
 
+/// How long a process that accepts a connection waits for its hello.
+const HELLO_WITHIN: Duration = Duration::from_secs(10);
+
 /// How long a process waits for another before saying so on stderr.
 const PATIENCE: Duration = Duration::from_secs(2);
 
@@ -167,8 +170,8 @@ impl Cluster {
             .set_nonblocking(true)
             .map_err(|e| self.lost(self.process, e))?;
         while later.iter().any(Option::is_none) {
-            let mut stream = match listener.accept() {
-                Ok((stream, _)) => stream,
+            let (mut stream, from) = match listener.accept() {
+                Ok((stream, from)) => (stream, from),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     self.gone(&sockets)?;
                     self.wait(deadline, start, &mut told, || {
@@ -188,8 +191,19 @@ impl Cluster {
             (stream.set_nonblocking(false))
                 .and_then(|()| stream.set_nodelay(true))
                 .map_err(|e| self.lost(self.process, e))?;
-            let theirs =
-                Hello::read(&mut stream, deadline).map_err(|e| self.lost(self.process, e))?;
+            // A process writes its hello as soon as it connects; anything else that connects
+            // (a port scan, a health check) is let go, and the wait goes on.
+            let soon = Instant::now() + HELLO_WITHIN;
+            let Ok(theirs) = Hello::read(&mut stream, Some(deadline.map_or(soon, |d| d.min(soon))))
+            else {
+                eprintln!(
+                    "process {} let go of a connection from {from} that did not say hello as gdlground does",
+                    self.process
+                );
+                // Another version of gdlground learns why from this one's hello.
+                drop(hello.write(&mut stream));
+                continue;
+            };
             hello
                 .write(&mut stream)
                 .map_err(|e| self.lost(theirs.process as usize, e))?;
