@@ -337,13 +337,21 @@ pub fn run(
     );
     let given = given.clone();
     let workers = options.workers.max(1);
-    let cluster = options.cluster.clone();
-    if cluster.is_some() && on_round.is_some() {
+    if options.cluster.is_some() && on_round.is_some() {
         return Err(EngineError::Cluster(
             "the domain loop runs in one process (leave out -n)".into(),
         ));
     }
-    let processes = cluster.as_ref().map(|c| c.processes());
+    // With several processes, the run's fingerprint, which they all must share: its plan and
+    // the sizes of its given relations (a process alone hashes nothing).
+    let cluster = options.cluster.clone().map(|cluster| {
+        let sizes: Vec<(RelId, usize)> = given.iter().map(|(r, rows)| (*r, rows.len())).collect();
+        (
+            cluster,
+            fingerprint((format!("{:?}", templates.plan), sizes)),
+        )
+    });
+    let processes = cluster.as_ref().map(|(c, _)| c.processes());
     let shrinks = match on_round {
         Some(_) => shrinking(&templates.plan, &given),
         None => Vec::new(),
@@ -356,7 +364,6 @@ pub fn run(
         })
     });
     let lookups = Arc::new(Lookups::new(&templates.plan, &given));
-    let given_sizes: Vec<(RelId, usize)> = given.iter().map(|(r, rows)| (*r, rows.len())).collect();
     let work = move |worker: &mut timely::worker::Worker| -> Vec<Gathered> {
         let atoms: Rc<RefCell<Vec<(RelId, Row, Diff)>>> = Rc::default();
         // Without rounds, the updates of the bindings, netted at the end.
@@ -556,11 +563,10 @@ pub fn run(
     let mut all_instances = Instances::default();
     let mut all_retracted = Vec::new();
     let results = match &cluster {
-        Some(cluster) => {
-            let plan = (format!("{:?}", templates.plan), given_sizes);
+        Some((cluster, plan)) => {
             let stopped = limits.clone();
             let stopped = move || stopped.stopped();
-            cluster.execute(workers, fingerprint(plan), deadline, stopped, work)?
+            cluster.execute(workers, *plan, deadline, stopped, work)?
         }
         None => execute(workers, work)?,
     };
