@@ -607,22 +607,61 @@ fn a_static_fact_edit_counts_as_a_rule_of_p_plus() {
     assert_eq!((removed.rules_added, removed.rules_removed), (0, 1));
 }
 
+/// The rules of relations that only goal and terminal rules read are evaluated above the
+/// live dataflow: editing them does not run it. Edits that make such a relation read by a
+/// rule below (and so move it into the dataflow) and back, edits of a relation in the middle
+/// of them, and edits below that change the atoms they read re-ground like full groundings.
+#[test]
+fn edits_of_rules_above_the_dataflow_reground_like_a_full_grounding() {
+    let game = std::fs::read_to_string(TICTACTOE).unwrap();
+    let goal = "(<= (goal xplayer 100) (line x))";
+    let line = "(<= (line ?x) (diagonal ?x))";
+    let next = "(<= (next (cell ?m ?n o)) (does oplayer (mark ?m ?n)) (true (cell ?m ?n b)))";
+    let claim = "(<= (legal xplayer (claim ?g)) (goal xplayer ?g) (true (control xplayer)))";
+    let never = "(<= terminal (true (cell 1 1 x)) (not (index 4)))";
+    let versions = [
+        game.replace(goal, "(<= (goal xplayer 90) (line x))"),
+        game.clone(),
+        game.replace(line, ""),
+        game.replace(goal, &format!("{goal} {claim}")),
+        game.clone(),
+        game.replace(next, ""),
+        game.clone(),
+        game.replace(goal, &format!("{goal} {never}")),
+        game.clone(),
+    ];
+    let ran = sessions_match_noting(&game, &versions, |update| update.edit.dataflow_ran);
+    let expected = [false, false, false, true, true, true, true, false, false];
+    assert_eq!(ran, expected, "whether each edit ran the live dataflow");
+}
+
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
 /// ground game after each equals a full grounding of that version; returns for each version
 /// whether it was patched and whether the session said its ground game was the previous one
 /// (an empty delta and no previous version).
 fn sessions_match(first: &str, versions: &[String]) -> Vec<(bool, bool)> {
+    sessions_match_noting(first, versions, |update| {
+        let same = update.previous.is_none() && update.delta.is_empty();
+        (update.patched, same)
+    })
+}
+
+/// [`sessions_match`], noting `note` of each version's update.
+fn sessions_match_noting<T>(
+    first: &str,
+    versions: &[String],
+    note: impl Fn(&Update<'_>) -> T,
+) -> Vec<T> {
     let first = program(first, Syntax::Kif).expect("a valid game");
     let mut session = Session::start(&first, &options(1)).expect("grounds");
-    let mut patched = Vec::new();
+    let mut notes = Vec::new();
     for (i, text) in versions.iter().enumerate() {
         let next = program(text, Syntax::Kif).expect("a valid game");
         let full = ground(&next, &options(1)).expect("grounds");
         let update = session.apply(&next).expect("re-grounds");
         let (live, full) = (written(update.grounded, &next), written(&full, &next));
         assert!(live == full, "version {i}:\nlive:\n{live}\nfull:\n{full}");
-        let same = update.previous.is_none() && update.delta.is_empty();
-        patched.push((update.patched, same));
+        notes.push(note(&update));
     }
-    patched
+    notes
 }

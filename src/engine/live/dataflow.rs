@@ -63,7 +63,11 @@ pub fn build<'s>(
     let given_index = index(given.clone(), shapes.clone(), registry);
     let reg = registry.clone();
     let mut ranges = Ranges::new(0);
-    let starts = rules.flat_map(move |r| advance(&reg.borrow(), &mut ranges, r, 0, Row::new()));
+    let starts = rules.flat_map(move |r| {
+        let reg = reg.borrow();
+        let (s, row) = advance(reg.rule(r), &reg.arities, &mut ranges, 0, Row::new())?;
+        Some((r, s, row))
+    });
     let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
         let step = Product::new(Default::default(), 1);
         let (atoms_var, atoms) = Variable::new(inner, step);
@@ -80,7 +84,10 @@ pub fn build<'s>(
         let unnegated = antijoin_keys(partials.clone(), registry)
             .antijoin(given.clone().enter(inner))
             .flat_map(move |(_, (r, s, row))| {
-                advance(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
+                let reg = reg.borrow();
+                let (s, row) =
+                    advance(reg.rule(r), &reg.arities, &mut ranges, s as usize + 1, row)?;
+                Some((r, s, row))
             });
         let next = [
             joins
@@ -194,7 +201,15 @@ fn extend(
         }
         let mut out = row.clone();
         out.extend_from_slice(new);
-        advance(&reg.borrow(), &mut ranges, *r, *s as usize + 1, out)
+        let reg = reg.borrow();
+        let (s, out) = advance(
+            reg.rule(*r),
+            &reg.arities,
+            &mut ranges,
+            *s as usize + 1,
+            out,
+        )?;
+        Some((*r, s, out))
     }
 }
 
@@ -232,28 +247,27 @@ fn heads<'s, T: Timestamp + Lattice + Ord>(
     })
 }
 
-/// Applies the filters and computations of rule `r` from op `step` on to `row`, stopping at
-/// the next join or antijoin (or the end): the partial binding there, or `None` if a filter
-/// drops it.
-fn advance(
-    reg: &Registry,
+/// Applies the filters and computations of `rule` from op `step` on to `row` (`arities`: of
+/// the functor tokens), stopping at the next join or antijoin (or the end): the partial
+/// binding there (the op it waits at, its values), or `None` if a filter drops it.
+pub(super) fn advance(
+    rule: &LiveRule,
+    arities: &[u32],
     ranges: &mut Ranges,
-    r: RuleId,
     mut step: usize,
     mut row: Row,
-) -> Option<(RuleId, u32, Row)> {
-    let rule = reg.rule(r);
+) -> Option<(u32, Row)> {
     ranges.room(rule.vars);
     while let Some(op) = rule.ops.get(step) {
         match op {
             Op::Check(Step::Filter { op, args, negated }) => {
-                ranges.read_binding(&rule.bound[step], &row, &reg.arities);
+                ranges.read_binding(&rule.bound[step], &row, arities);
                 if !crate::engine::builtin::holds_for(*op, args, *negated, ranges, &row) {
                     return None;
                 }
             }
             Op::Compute { op, args, known } => {
-                ranges.read_binding(&rule.bound[step], &row, &reg.arities);
+                ranges.read_binding(&rule.bound[step], &row, arities);
                 let value = crate::engine::builtin::compute_for(*op, args, known, ranges, &row)?;
                 row.extend_from_slice(&value);
             }
@@ -261,5 +275,5 @@ fn advance(
         }
         step += 1;
     }
-    Some((r, step as u32, row))
+    Some((step as u32, row))
 }

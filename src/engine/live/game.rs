@@ -1,6 +1,7 @@
 //! A game held live: its current version's rules enabled in a [`Live`] dataflow, its atoms
 //! and instances kept current as versions change.
 
+use super::above::{self, Above, World};
 use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
@@ -33,6 +34,9 @@ pub struct Edit {
     pub instances_removed: usize,
     /// How long planning and updating the dataflow took.
     pub elapsed: std::time::Duration,
+    /// Whether the live dataflow ran (`false`: only rules above it changed, or none, and
+    /// the atoms it gives them did not: see [`super::above`]).
+    pub dataflow_ran: bool,
     /// Whether the version's instantiation is the previous version's, ids included (no atom
     /// nor instance changed, the same numbering, the same exact relations): its ground game
     /// is the previous one, byte for byte.
@@ -81,8 +85,15 @@ pub struct LiveGame {
     space: Space,
     mapping: Mapping,
     shapes: HashMap<Shape, ShapeId>,
-    /// Enabled rules by key (a key may be held by several equal rules).
-    enabled: FastMap<RuleKey, Vec<Enabled>>,
+    /// Every shape, by id.
+    shape_list: Vec<Arc<Shape>>,
+    /// The shapes the dataflow has not been sent yet (first used by rules above it).
+    unsent: Vec<(ShapeId, Arc<Shape>)>,
+    /// Enabled rules by whether they are above the dataflow and key (a key may be held by
+    /// several equal rules).
+    enabled: FastMap<(bool, RuleKey), Vec<Enabled>>,
+    /// The rules above the dataflow and what they derived.
+    above: Above,
     next_rule: RuleId,
     /// The keys of the rules that give the exact relations and the certain atoms, sorted.
     static_rules: Vec<RuleKey>,
@@ -126,7 +137,10 @@ impl LiveGame {
             space: Space::default(),
             mapping: Mapping::default(),
             shapes: HashMap::new(),
+            shape_list: Vec::new(),
+            unsent: Vec::new(),
             enabled: FastMap::default(),
+            above: Above::default(),
             next_rule: 0,
             static_rules: Vec::new(),
             static_atoms: FastSet::default(),
@@ -139,7 +153,7 @@ impl LiveGame {
             delta: Delta::default(),
         };
         let rows = Some(stats.into_rows());
-        game.move_to(program, encoding, (exact, planned), rows, start)?;
+        game.move_to(program, encoding, (exact, planned), rows, &limits, start)?;
         Ok(game)
     }
 
@@ -160,18 +174,22 @@ impl LiveGame {
         let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
         let planned = plan(program, encoding, &stats);
         self.stats = Some(stats);
-        self.move_to(program, encoding, (exact, planned), None, start)
+        let limits = Limits::new(&self.options);
+        self.move_to(program, encoding, (exact, planned), None, &limits, start)
     }
 
     /// Moves the dataflow to the version of `program` whose relations computed exactly are
     /// `exact`, as `planned`; `rows` has the rows of those relations and of the certain
-    /// atoms (program ids) if they are known already.
+    /// atoms (program ids) if they are known already. The rules of the relations above the
+    /// dataflow ([`above`]) are evaluated here; the dataflow runs an epoch only when its own
+    /// rules or given atoms changed.
     fn move_to(
         &mut self,
         program: &Program,
         encoding: &Encoding,
         (exact, planned): (Vec<bool>, Planned),
         rows: Option<Tables>,
+        limits: &Arc<Limits>,
         start: std::time::Instant,
     ) -> Result<Edit, EngineError> {
         let mapping = self.space.map(program, encoding);
@@ -186,8 +204,7 @@ impl LiveGame {
             let rows = match rows {
                 Some(rows) => rows,
                 None => {
-                    let limits = Limits::new(&self.options);
-                    statics(program, encoding, &self.options, &limits, Tables::new())?.into_rows()
+                    statics(program, encoding, &self.options, limits, Tables::new())?.into_rows()
                 }
             };
             let now = static_atoms(rows, &exact, &mapping);
@@ -202,31 +219,34 @@ impl LiveGame {
             self.static_atoms = now;
             self.static_rules = static_rules;
         }
+        let order = above::relations(rules.iter().map(|c| &c.plan));
+        let is_above: FastSet<RelId> = order.iter().copied().collect();
+        let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
         for Candidate {
             key,
             plan,
             instances,
         } in rules
         {
+            let key = (is_above.contains(&plan.head_rel), key);
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
                 Some(e) => (e.id, e.rule),
                 None => {
-                    let (shapes, added) = (&mut self.shapes, &mut change.shapes);
-                    let mut shape_id = |shape: Shape| {
-                        let next = shapes.len() as ShapeId;
-                        *shapes.entry(shape.clone()).or_insert_with(|| {
-                            added.push((next, Arc::new(shape)));
-                            next
-                        })
-                    };
+                    let mut shape_id = |shape: Shape| self.shape_id(shape);
                     let rule = Arc::new(LiveRule::new(&plan, instances.is_some(), &mut shape_id));
                     let id = self.next_rule;
                     self.next_rule += 1;
-                    change.added.push((id, rule.clone()));
+                    match key.0 {
+                        true => above_changes.0 += 1,
+                        false => change.added.push((id, rule.clone())),
+                    }
                     (id, rule)
                 }
             };
+            if key.0 {
+                above_rules.push((id, rule.clone()));
+            }
             let enabled = Enabled {
                 id,
                 rule,
@@ -234,15 +254,41 @@ impl LiveGame {
             };
             self.enabled.entry(key).or_default().push(enabled);
         }
-        change.removed = (old.into_values().flatten()).map(|e| e.id).collect();
-        change.arities = self.space.arities();
+        for ((is_above, _), gone) in old {
+            match is_above {
+                true => above_changes.1 += gone.len(),
+                false => change.removed.extend(gone.iter().map(|e| e.id)),
+            }
+        }
         let mut edit = Edit {
-            rules_added: change.added.len() + static_changes.0,
-            rules_removed: change.removed.len() + static_changes.1,
+            rules_added: change.added.len() + above_changes.0 + static_changes.0,
+            rules_removed: change.removed.len() + above_changes.1 + static_changes.1,
             ..Edit::default()
         };
-        let delta = self.live.apply(change)?;
-        (edit.atoms_added, edit.atoms_removed) = update(&mut self.atoms, &delta.atoms);
+        let idle = change.added.is_empty() && change.removed.is_empty() && change.given.is_empty();
+        edit.dataflow_ran = !idle;
+        let below = match idle {
+            true => Delta::default(),
+            false => {
+                change.shapes = std::mem::take(&mut self.unsent);
+                change.arities = self.space.arities();
+                self.live.apply(change)?
+            }
+        };
+        let arities = self.space.arities();
+        let world = World {
+            atoms: &mut self.atoms,
+            given: &self.static_atoms,
+            shapes: &self.shape_list,
+            arities: &arities,
+        };
+        let delta = self
+            .above
+            .update(order, above_rules, world, below, limits)?;
+        if self.atoms.len() > self.options.max_atoms {
+            return Err(EngineError::TooManyAtoms);
+        }
+        (edit.atoms_added, edit.atoms_removed) = counts(&delta.atoms);
         (edit.instances_added, edit.instances_removed) =
             update(&mut self.bindings, &delta.bindings);
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
@@ -262,6 +308,19 @@ impl LiveGame {
         self.delta = delta;
         edit.elapsed = start.elapsed();
         Ok(edit)
+    }
+
+    /// The id of `shape`, numbered now if it is new (and kept to be sent to the dataflow).
+    fn shape_id(&mut self, shape: Shape) -> ShapeId {
+        if let Some(&id) = self.shapes.get(&shape) {
+            return id;
+        }
+        let id = self.shape_list.len() as ShapeId;
+        let shape = Arc::new(shape);
+        self.shape_list.push(shape.clone());
+        self.unsent.push((id, shape.clone()));
+        self.shapes.insert(Shape::clone(&shape), id);
+        id
     }
 
     /// The keys of the current version's `atoms`: hashes of their relations and tokens in
@@ -480,6 +539,12 @@ fn in_space(mapping: &Mapping, flags: &[bool]) -> Vec<RelId> {
         .collect();
     rels.sort_unstable();
     rels
+}
+
+/// How many of net `changes` came and went.
+fn counts<A, B>(changes: &[(A, B, isize)]) -> (usize, usize) {
+    let came = changes.iter().filter(|(_, _, d)| *d > 0).count();
+    (came, changes.len() - came)
 }
 
 /// Applies net `changes` to `set`; how many records came and went.

@@ -18,6 +18,7 @@
 //! the dataflow its progress tracking, and levels for the strata cost more operators
 //! (connect four's edits took 0.45 ms less on 3 levels than on 8).
 
+mod above;
 mod dataflow;
 mod game;
 mod rules;

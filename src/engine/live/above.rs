@@ -1,0 +1,401 @@
+//! The relations above the dataflow: those on no cycle of the rules, read only by rules of
+//! relations above too, or by none (`goal`, `terminal`, and what only they read). Their
+//! rules are not in the live dataflow: they are evaluated on the session's thread, against
+//! the atoms the dataflow derives. An edit of them (a goal rule changed) then costs their
+//! relation's rules evaluated once, not an epoch of every operator of the dataflow, whatever
+//! the records (stop 51: 8 to 11 worker steps, most of a connect four edit).
+//!
+//! A relation above is evaluated again, whole, when its rules changed or when atoms of a
+//! relation it reads came or went; its rules' bindings and its atoms are compared with the
+//! last ones, and what came and went joins the dataflow's delta.
+
+use super::dataflow::advance;
+use super::{Delta, LiveRule, Op, RuleId, ShapeId};
+use crate::engine::dataflow::Guard;
+use crate::engine::pattern::{Ranges, Row};
+use crate::engine::plan::{RulePlan, Step};
+use crate::engine::shape::Shape;
+use crate::engine::Limits;
+use crate::hash::{FastMap, FastSet};
+use crate::program::RelId;
+use std::sync::Arc;
+
+/// The relations above the dataflow among the heads of `plans` (in the space), each after
+/// the relations it reads.
+pub fn relations<'a>(plans: impl Iterator<Item = &'a RulePlan>) -> Vec<RelId> {
+    let mut edges: Vec<Vec<RelId>> = Vec::new();
+    let mut heads: Vec<RelId> = Vec::new();
+    let grow = |edges: &mut Vec<Vec<RelId>>, rel: RelId| {
+        if edges.len() <= rel as usize {
+            edges.resize(rel as usize + 1, Vec::new());
+        }
+    };
+    for plan in plans {
+        grow(&mut edges, plan.head_rel);
+        heads.push(plan.head_rel);
+        for rel in plan.reads() {
+            grow(&mut edges, rel);
+            edges[plan.head_rel as usize].push(rel);
+        }
+    }
+    let mut above = vec![false; edges.len()];
+    heads.iter().for_each(|&h| above[h as usize] = true);
+    // In dependency order: each component after those it reads.
+    let components = crate::analysis::components(&edges);
+    for component in &components {
+        let looped = component.len() > 1 || edges[component[0] as usize].contains(&component[0]);
+        if looped {
+            component.iter().for_each(|&r| above[r as usize] = false);
+        }
+    }
+    // What a relation below reads is below: readers first, so that it spreads down.
+    for &r in components.iter().rev().flatten() {
+        if !above[r as usize] {
+            edges[r as usize]
+                .iter()
+                .for_each(|&read| above[read as usize] = false);
+        }
+    }
+    (components.into_iter().flatten())
+        .filter(|&r| above[r as usize])
+        .collect()
+}
+
+/// The rules of the relations above and what they derived.
+#[derive(Default)]
+pub struct Above {
+    /// The relations, each after those it reads.
+    order: Vec<RelId>,
+    /// The enabled rules.
+    rules: FastMap<RuleId, Arc<LiveRule>>,
+    /// The complete bindings of each enabled rule with instances.
+    bindings: FastMap<RuleId, FastSet<Row>>,
+}
+
+/// Net changes being summed: atoms and bindings with +1 (came) or −1 (went).
+#[derive(Default)]
+struct Net {
+    atoms: FastMap<(RelId, Row), isize>,
+    bindings: FastMap<(RuleId, Row), isize>,
+}
+
+impl Net {
+    /// Counts `atom` as came (`d` > 0) or went, and puts it in or takes it out of `atoms`.
+    fn atom(&mut self, atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
+        match d > 0 {
+            true => atoms.insert(atom.clone()),
+            false => atoms.remove(&atom),
+        };
+        *self.atoms.entry(atom).or_default() += d;
+    }
+
+    /// The changes that do not cancel out.
+    fn into_delta(self) -> Delta {
+        let nonzero = |(k, d): (_, isize)| (d != 0).then_some((k, d));
+        Delta {
+            atoms: (self.atoms.into_iter().filter_map(nonzero))
+                .map(|((rel, row), d)| (rel, row, d))
+                .collect(),
+            bindings: (self.bindings.into_iter().filter_map(nonzero))
+                .map(|((id, row), d)| (id, row, d))
+                .collect(),
+        }
+    }
+}
+
+/// What an update has found so far: the relations whose atoms came or went, and the
+/// relations above whose rules changed.
+struct Pass {
+    changed: FastSet<RelId>,
+    dirty: FastSet<RelId>,
+}
+
+/// What [`Above::update`] reads: the atoms, the given ones (which negation reads), the
+/// shapes and the functor tokens' arities, all in the space.
+pub struct World<'a> {
+    /// Every atom of the last version.
+    pub atoms: &'a mut FastSet<(RelId, Row)>,
+    /// The given atoms.
+    pub given: &'a FastSet<(RelId, Row)>,
+    /// Every shape, by id.
+    pub shapes: &'a [Arc<Shape>],
+    /// Arities of functor tokens.
+    pub arities: &'a [u32],
+}
+
+impl Above {
+    /// Moves to a version whose relations above are `order` and their rules `rules`, after
+    /// the dataflow's change `below`: applies both to `world.atoms` (the last version's)
+    /// and returns the whole net delta, the dataflow's with this one's. Stops with the
+    /// limits' reason when they stop.
+    pub fn update(
+        &mut self,
+        order: Vec<RelId>,
+        rules: Vec<(RuleId, Arc<LiveRule>)>,
+        world: World<'_>,
+        below: Delta,
+        limits: &Arc<Limits>,
+    ) -> Result<Delta, crate::engine::EngineError> {
+        let mut net = Net::default();
+        let mut pass = Pass {
+            changed: below.atoms.iter().map(|(rel, ..)| *rel).collect(),
+            dirty: FastSet::default(),
+        };
+        // The atoms of relations that move there from here go first, then come back as
+        // the dataflow says; those of relations moving here go as it says, then come back
+        // as evaluated here.
+        if !same_set(&order, &self.order) {
+            self.restart(world.atoms, &mut net, &mut pass);
+            pass.dirty.extend(order.iter().copied());
+        }
+        for (rel, row, d) in below.atoms {
+            net.atom(world.atoms, (rel, row), d);
+        }
+        for (id, row, d) in below.bindings {
+            *net.bindings.entry((id, row)).or_default() += d;
+        }
+        self.replace_rules(rules, &mut net, &mut pass);
+        self.order = order;
+        self.evaluate(world, pass, &mut net, limits)?;
+        Ok(net.into_delta())
+    }
+
+    /// Retracts every atom and binding of the relations above (into `net`), to evaluate
+    /// them afresh.
+    fn restart(&mut self, atoms: &mut FastSet<(RelId, Row)>, net: &mut Net, pass: &mut Pass) {
+        let old: FastSet<RelId> = self.order.iter().copied().collect();
+        let went: Vec<_> = (atoms.iter())
+            .filter(|(rel, _)| old.contains(rel))
+            .cloned()
+            .collect();
+        for atom in went {
+            pass.changed.insert(atom.0);
+            net.atom(atoms, atom, -1);
+        }
+        for (id, rows) in self.bindings.drain() {
+            for row in rows {
+                *net.bindings.entry((id, row)).or_default() -= 1;
+            }
+        }
+        self.rules.clear();
+    }
+
+    /// Enables `rules` in place of the current ones: a disabled rule's bindings go (into
+    /// `net`), and the relations whose rules changed are to be evaluated.
+    fn replace_rules(
+        &mut self,
+        rules: Vec<(RuleId, Arc<LiveRule>)>,
+        net: &mut Net,
+        pass: &mut Pass,
+    ) {
+        let rules: FastMap<RuleId, Arc<LiveRule>> = rules.into_iter().collect();
+        for (id, rule) in &self.rules {
+            if !rules.contains_key(id) {
+                pass.dirty.insert(rule.head_rel);
+                for row in self.bindings.remove(id).into_iter().flatten() {
+                    *net.bindings.entry((*id, row)).or_default() -= 1;
+                }
+            }
+        }
+        (rules.iter())
+            .filter(|(id, _)| !self.rules.contains_key(id))
+            .for_each(|(_, rule)| _ = pass.dirty.insert(rule.head_rel));
+        self.rules = rules;
+    }
+
+    /// Evaluates, in order, each relation above whose rules changed or that reads a
+    /// relation whose atoms changed, putting what came and went into `world.atoms` and `net`.
+    fn evaluate(
+        &mut self,
+        world: World<'_>,
+        mut pass: Pass,
+        net: &mut Net,
+        limits: &Arc<Limits>,
+    ) -> Result<(), crate::engine::EngineError> {
+        let mut by_head: FastMap<RelId, Vec<(RuleId, Arc<LiveRule>)>> = FastMap::default();
+        for (id, rule) in &self.rules {
+            let rules = by_head.entry(rule.head_rel).or_default();
+            rules.push((*id, rule.clone()));
+        }
+        let mut by_rel: Option<FastMap<RelId, Vec<Row>>> = None;
+        let mut indexes = FastMap::default();
+        let mut guard = Guard::new(limits);
+        for &rel in &self.order {
+            let rules = by_head.remove(&rel).unwrap_or_default();
+            let reads_changed = (rules.iter().flat_map(|(_, rule)| reads(rule, world.shapes)))
+                .any(|read| pass.changed.contains(&read));
+            if !pass.dirty.contains(&rel) && !reads_changed {
+                continue;
+            }
+            let by_rel = by_rel.get_or_insert_with(|| self.grouped(&*world.atoms, world.shapes));
+            let mut heads: FastSet<Row> = FastSet::default();
+            for (id, rule) in &rules {
+                let context = Context {
+                    rule,
+                    world: &world,
+                    by_rel,
+                    limits,
+                };
+                let found = context.bindings(&mut indexes, &mut guard);
+                if limits.stopped() {
+                    let reason = limits.reason.lock().ok().and_then(|r| r.clone());
+                    return Err(reason.unwrap_or(crate::engine::EngineError::Deadline));
+                }
+                let mut ranges = Ranges::new(0);
+                for row in &found {
+                    ranges.room(rule.vars);
+                    ranges.read_binding(rule.binding(), row, world.arities);
+                    heads.insert(ranges.instantiated(&rule.head, row));
+                }
+                if rule.instances {
+                    let before = self.bindings.remove(id).unwrap_or_default();
+                    diff(*id, &before, &found, &mut net.bindings);
+                    self.bindings.insert(*id, found);
+                }
+            }
+            let before: FastSet<Row> = (by_rel.remove(&rel).into_iter().flatten()).collect();
+            if before != heads {
+                pass.changed.insert(rel);
+                for row in before.difference(&heads) {
+                    net.atom(world.atoms, (rel, row.clone()), -1);
+                }
+                for row in heads.difference(&before) {
+                    net.atom(world.atoms, (rel, row.clone()), 1);
+                }
+            }
+            by_rel.insert(rel, heads.into_iter().collect());
+        }
+        Ok(())
+    }
+
+    /// The atoms of the relations above and of those their rules read, by relation.
+    fn grouped(
+        &self,
+        atoms: &FastSet<(RelId, Row)>,
+        shapes: &[Arc<Shape>],
+    ) -> FastMap<RelId, Vec<Row>> {
+        let mut wanted: FastSet<RelId> = self.order.iter().copied().collect();
+        (self.rules.values()).for_each(|rule| wanted.extend(reads(rule, shapes)));
+        let mut out: FastMap<RelId, Vec<Row>> = wanted.iter().map(|&r| (r, Vec::new())).collect();
+        for (rel, row) in atoms {
+            if let Some(rows) = out.get_mut(rel) {
+                rows.push(row.clone());
+            }
+        }
+        out
+    }
+}
+
+/// Whether `a` and `b` hold the same relations (in whatever order).
+fn same_set(a: &[RelId], b: &[RelId]) -> bool {
+    let sorted = |x: &[RelId]| {
+        let mut x = x.to_vec();
+        x.sort_unstable();
+        x
+    };
+    sorted(a) == sorted(b)
+}
+
+/// The relations `rule` joins with or negates.
+fn reads<'a>(rule: &'a LiveRule, shapes: &'a [Arc<Shape>]) -> impl Iterator<Item = RelId> + 'a {
+    rule.ops.iter().filter_map(|op| match op {
+        Op::Join { shape, .. } => Some(shapes[*shape as usize].rel),
+        Op::Check(Step::Antijoin { rel, .. }) => Some(*rel),
+        _ => None,
+    })
+}
+
+/// Adds rule `id`'s bindings that went (in `before`, not in `after`) and came to `net`.
+fn diff(
+    id: RuleId,
+    before: &FastSet<Row>,
+    after: &FastSet<Row>,
+    net: &mut FastMap<(RuleId, Row), isize>,
+) {
+    for row in before.difference(after) {
+        *net.entry((id, row.clone())).or_default() -= 1;
+    }
+    for row in after.difference(before) {
+        *net.entry((id, row.clone())).or_default() += 1;
+    }
+}
+
+/// One rule evaluated against the current atoms.
+struct Context<'a, 'w> {
+    rule: &'a LiveRule,
+    world: &'a World<'w>,
+    /// The current atoms of the relations it reads.
+    by_rel: &'a FastMap<RelId, Vec<Row>>,
+    limits: &'a Limits,
+}
+
+impl Context<'_, '_> {
+    /// The rule's complete bindings, as the dataflow would give them (the same rows): each
+    /// partial binding advanced through the rule's ops, depth first. `indexes` keeps each
+    /// shape's index of the atoms, built when first needed.
+    fn bindings(
+        &self,
+        indexes: &mut FastMap<ShapeId, FastMap<Row, Vec<Row>>>,
+        guard: &mut Guard,
+    ) -> FastSet<Row> {
+        let (rule, arities) = (self.rule, self.world.arities);
+        let mut ranges = Ranges::new(0);
+        let mut found = FastSet::default();
+        let mut stack: Vec<(u32, Row)> = advance(rule, arities, &mut ranges, 0, Row::new())
+            .into_iter()
+            .collect();
+        let mut popped = 0u32;
+        while let Some((step, row)) = stack.pop() {
+            popped = popped.wrapping_add(1);
+            if popped.is_multiple_of(1 << 12) {
+                self.limits.check_deadline();
+            }
+            if guard.stop() {
+                break;
+            }
+            let s = step as usize;
+            let Some(op) = rule.ops.get(s) else {
+                found.insert(row);
+                continue;
+            };
+            ranges.room(rule.vars);
+            ranges.read_binding(&rule.bound[s], &row, arities);
+            match op {
+                Op::Join { shape, key } => {
+                    let mut values = Row::new();
+                    key.iter()
+                        .for_each(|&v| ranges.push_value(v, &row, &mut values));
+                    let index = indexes.entry(*shape).or_insert_with(|| self.index(*shape));
+                    for new in index.get(&values).into_iter().flatten() {
+                        let mut out = row.clone();
+                        out.extend_from_slice(new);
+                        stack.extend(advance(rule, arities, &mut ranges, s + 1, out));
+                    }
+                }
+                Op::Check(Step::Antijoin { rel, pattern }) => {
+                    let atom = ranges.instantiated(pattern, &row);
+                    if !self.world.given.contains(&(*rel, atom)) {
+                        stack.extend(advance(rule, arities, &mut ranges, s + 1, row));
+                    }
+                }
+                // `advance` passes filters and computations.
+                Op::Check(_) | Op::Compute { .. } => {}
+            }
+        }
+        found
+    }
+
+    /// The index of `shape`'s relation's atoms: key values → the new variables' values.
+    fn index(&self, shape: ShapeId) -> FastMap<Row, Vec<Row>> {
+        let s = &self.world.shapes[shape as usize];
+        let mut ranges = Ranges::new(0);
+        let mut index: FastMap<Row, Vec<Row>> = FastMap::default();
+        for row in self.by_rel.get(&s.rel).into_iter().flatten() {
+            ranges.room(s.pattern.len());
+            if let Some((key, new)) = s.entry(row, &mut ranges, self.world.arities) {
+                index.entry(key).or_default().push(new);
+            }
+        }
+        index
+    }
+}
