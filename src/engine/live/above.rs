@@ -82,10 +82,7 @@ struct Net {
 impl Net {
     /// Counts `atom` as came (`d` > 0) or went, and puts it in or takes it out of `atoms`.
     fn atom(&mut self, atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
-        match d > 0 {
-            true => atoms.insert(atom.clone()),
-            false => atoms.remove(&atom),
-        };
+        put(atoms, atom.clone(), d);
         *self.atoms.entry(atom).or_default() += d;
     }
 
@@ -101,6 +98,14 @@ impl Net {
                 .collect(),
         }
     }
+}
+
+/// Puts `atom` in `atoms` (`d` > 0) or takes it out.
+fn put(atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
+    match d > 0 {
+        true => atoms.insert(atom),
+        false => atoms.remove(&atom),
+    };
 }
 
 /// What an update has found so far: the relations whose atoms came or went, and the
@@ -143,21 +148,31 @@ impl Above {
         };
         // The atoms of relations that move there from here go first, then come back as
         // the dataflow says; those of relations moving here go as it says, then come back
-        // as evaluated here.
+        // as evaluated here. Only those can meet changes made here: the dataflow's other
+        // changes pass as they are, and its bindings are of its own rules.
+        let mut meet: FastSet<RelId> = self.order.iter().copied().collect();
         if !same_set(&order, &self.order) {
             self.restart(world.atoms, &mut net, &mut pass);
             pass.dirty.extend(order.iter().copied());
+            meet.extend(order.iter().copied());
         }
+        let mut passed = Vec::with_capacity(below.atoms.len());
         for (rel, row, d) in below.atoms {
-            net.atom(world.atoms, (rel, row), d);
-        }
-        for (id, row, d) in below.bindings {
-            *net.bindings.entry((id, row)).or_default() += d;
+            match meet.contains(&rel) {
+                true => net.atom(world.atoms, (rel, row), d),
+                false => {
+                    put(world.atoms, (rel, row.clone()), d);
+                    passed.push((rel, row, d));
+                }
+            }
         }
         self.replace_rules(rules, &mut net, &mut pass);
         self.order = order;
         self.evaluate(world, pass, &mut net, limits)?;
-        Ok(net.into_delta())
+        let mut delta = net.into_delta();
+        delta.atoms.extend(passed);
+        delta.bindings.extend(below.bindings);
+        Ok(delta)
     }
 
     /// Retracts every atom and binding of the relations above (into `net`), to evaluate
