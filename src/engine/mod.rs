@@ -188,6 +188,12 @@ impl Limits {
         }
     }
 
+    /// The reason recorded for stopping, or a worker failure saying `otherwise`.
+    fn failure(&self, otherwise: &str) -> EngineError {
+        (self.reason.lock().ok().and_then(|r| r.clone()))
+            .unwrap_or_else(|| EngineError::Worker(otherwise.into()))
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

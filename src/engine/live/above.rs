@@ -253,8 +253,7 @@ impl Above {
                 };
                 let found = context.bindings(&mut indexes, &mut guard);
                 if limits.stopped() {
-                    let reason = limits.reason.lock().ok().and_then(|r| r.clone());
-                    return Err(reason.unwrap_or(crate::engine::EngineError::Deadline));
+                    return Err(limits.failure("the rules above the dataflow stopped"));
                 }
                 let mut ranges = Ranges::new(0);
                 for row in &found {

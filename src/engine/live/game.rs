@@ -84,7 +84,8 @@ pub struct LiveGame {
     stats: Option<Stats>,
     space: Space,
     mapping: Mapping,
-    shapes: HashMap<Shape, ShapeId>,
+    /// The id of every shape.
+    shapes: HashMap<Arc<Shape>, ShapeId>,
     /// Every shape, by id.
     shape_list: Vec<Arc<Shape>>,
     /// The shapes the dataflow has not been sent yet (first used by rules above it).
@@ -267,15 +268,15 @@ impl LiveGame {
         };
         let idle = change.added.is_empty() && change.removed.is_empty() && change.given.is_empty();
         edit.dataflow_ran = !idle;
+        let arities = self.space.arities();
         let below = match idle {
             true => Delta::default(),
             false => {
                 change.shapes = std::mem::take(&mut self.unsent);
-                change.arities = self.space.arities();
+                change.arities = arities.clone();
                 self.live.apply(change)?
             }
         };
-        let arities = self.space.arities();
         let world = World {
             atoms: &mut self.atoms,
             given: &self.static_atoms,
@@ -319,7 +320,7 @@ impl LiveGame {
         let shape = Arc::new(shape);
         self.shape_list.push(shape.clone());
         self.unsent.push((id, shape.clone()));
-        self.shapes.insert(Shape::clone(&shape), id);
+        self.shapes.insert(shape, id);
         id
     }
 

@@ -265,12 +265,7 @@ impl Live {
 
     /// Why the workers stopped.
     fn failure(&self) -> EngineError {
-        self.limits
-            .reason
-            .lock()
-            .ok()
-            .and_then(|r| r.clone())
-            .unwrap_or_else(|| EngineError::Worker("a live worker stopped".into()))
+        self.limits.failure("a live worker stopped")
     }
 }
 
