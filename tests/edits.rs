@@ -295,9 +295,15 @@ fn random_edits_reground_like_a_full_grounding() {
                         false => spliced.rebuild(&update.grounded.ground, &atoms),
                     }
                     assert!(
-                        spliced.bytes() == b.as_bytes(),
+                        spliced.to_bytes() == b.as_bytes(),
                         "{name} after {edit:?}: spliced text"
                     );
+                    if done % 5 == 4 {
+                        // Texts are copied into one block when scattered, which small games'
+                        // never are: the next splices start from a copied one.
+                        spliced.compact();
+                        assert!(spliced.to_bytes() == b.as_bytes(), "{name}: copied text");
+                    }
                     in_order += update.in_order as usize;
                     let last = program(&text, syntax).expect("the last version");
                     check_delta(&update, &last, &next, &before);
@@ -412,23 +418,23 @@ fn an_edit_script_rewrites_the_output_after_each_edit() {
     );
 }
 
-#[test]
-fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
+/// A running `watch`, killed if the test ends first (a failed assertion would otherwise leave
+/// it running, holding the test harness's output open).
+struct Watch(std::process::Child);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `watch GAME ARGS…` started, and the lines of its standard error as they come.
+fn watch(game: &std::path::Path, args: &[&str]) -> (Watch, Lines) {
     use std::io::BufRead;
-    let dir = scratch("watch");
-    let game = dir.join("game.kif");
-    let out = dir.join("game.ground.kif");
-    let original = std::fs::read_to_string(TICTACTOE).unwrap();
-    std::fs::write(&game, &original).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args([
-            "watch",
-            game.to_str().unwrap(),
-            "--interval",
-            "20",
-            "--saves",
-            "3",
-        ])
+        .args(["watch", game.to_str().unwrap(), "--interval", "20"])
+        .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -442,10 +448,18 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
             let _ = send.send(line);
         }
     });
-    let wait_for = |needle: &str| -> String {
+    (Watch(child), Lines(lines))
+}
+
+/// A child's standard error, line by line.
+struct Lines(std::sync::mpsc::Receiver<String>);
+
+impl Lines {
+    /// The lines up to the first that contains `needle` (a minute at most).
+    fn wait_for(&self, needle: &str) -> String {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let mut seen = String::new();
-        while let Ok(line) = lines.recv_timeout(deadline - std::time::Instant::now()) {
+        while let Ok(line) = (self.0).recv_timeout(deadline - std::time::Instant::now()) {
             seen.push_str(&line);
             seen.push('\n');
             if line.contains(needle) {
@@ -453,7 +467,27 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
             }
         }
         panic!("no `{needle}` from watch; it said:\n{seen}");
-    };
+    }
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<_> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
+    let dir = scratch("watch");
+    let game = dir.join("game.kif");
+    let out = dir.join("game.ground.kif");
+    let original = std::fs::read_to_string(TICTACTOE).unwrap();
+    std::fs::write(&game, &original).unwrap();
+    let (mut child, lines) = watch(&game, &["--saves", "3"]);
+    let wait_for = |needle: &str| lines.wait_for(needle);
     wait_for("watching");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
     // A save: one line, and the output follows.
@@ -476,8 +510,36 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     let fixed = edited.replace("(<= terminal (line x))", "(<= terminal (line o) (line x))");
     std::fs::write(&game, &fixed).unwrap();
     wait_for("save 3:");
-    assert!(child.wait().unwrap().success());
+    assert!(child.0.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+    // The text the output's last write swapped out has gone with the run.
+    assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
+}
+
+#[test]
+fn watch_stops_on_ctrl_c_and_leaves_only_its_output() {
+    let dir = scratch("watch-interrupted");
+    let game = dir.join("game.kif");
+    let original = std::fs::read_to_string(TICTACTOE).unwrap();
+    std::fs::write(&game, &original).unwrap();
+    let (mut child, lines) = watch(&game, &[]);
+    lines.wait_for("watching");
+    std::fs::write(
+        &game,
+        original.replace("(goal xplayer 50)", "(goal xplayer 40)"),
+    )
+    .unwrap();
+    lines.wait_for("save 1:");
+    // While it runs, the text before the last write is kept beside the output, to be written
+    // over by the next one.
+    assert_eq!(names_in(&dir).len(), 3, "{:?}", names_in(&dir));
+    // SAFETY: kill only sends a signal to the child, which is still running (it ends only
+    // on a signal).
+    assert_eq!(unsafe { libc::kill(child.0.id() as i32, libc::SIGINT) }, 0);
+    let said = lines.wait_for("stopped");
+    assert!(said.contains("has the last good ground game"), "{said}");
+    assert_eq!(child.0.wait().unwrap().code(), Some(130));
+    assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
 }
 
 /// A small game whose ground program has atoms that are in S* but false: `d(X)` is a derived

@@ -29,6 +29,8 @@ pub struct LiveRun {
 struct Output {
     rendering: Rendering,
     path: PathBuf,
+    /// Writes `path`, each time over the pages of the text before last.
+    file: output::Rewriter,
     /// The last version's text, to splice the next version's from (`None` for JSON).
     text: Option<Text>,
 }
@@ -57,6 +59,7 @@ impl LiveRun {
         let mut output = Output {
             rendering,
             path: output.to_path_buf(),
+            file: output::Rewriter::new(output),
             text: None,
         };
         output.write(session.grounded(), &game.program, None)?;
@@ -149,8 +152,8 @@ impl Output {
         spliced: Option<&GroundDelta>,
     ) -> Result<(), i32> {
         (self.rendering).advance(&mut self.text, grounded, program, spliced);
-        let written = output::write_with(&self.path, |out| match &self.text {
-            Some(text) => out.write_all(text.bytes()),
+        let written = self.file.write(|out| match &self.text {
+            Some(text) => text.write_to(out),
             None => self.rendering.write(grounded, program, out),
         });
         written.map_err(|e| {

@@ -11,6 +11,7 @@ mod files;
 mod fmt;
 mod generate;
 mod ground;
+mod interrupt;
 mod live;
 mod measure_child;
 mod output;

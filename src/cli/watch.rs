@@ -1,6 +1,7 @@
 //! `gdlground watch`: ground a game live, then re-ground on every save.
 
 use super::ground::{EngineArgs, FormatArg};
+use super::interrupt::Interrupt;
 use super::live::{load_version, LiveRun};
 use super::SyntaxArg;
 use std::path::{Path, PathBuf};
@@ -36,17 +37,21 @@ pub struct Args {
     saves: Option<usize>,
 }
 
-/// Runs `watch`, returning the exit code (only on an error, or after `--saves`).
+/// Runs `watch`, returning the exit code (on an error, after `--saves`, or after Ctrl-C:
+/// 128 + the signal, as a shell reports a process the signal killed).
 pub fn run(args: &Args) -> i32 {
     let output = args
         .output
         .clone()
         .unwrap_or_else(|| default_output(&args.game));
+    // Taken before the first read: a save while the game is read and grounded is seen.
+    let mut stamp = modified(&args.game);
     let game = match super::load_game(&args.game, args.syntax) {
         Ok(game) => game,
         Err(code) => return code,
     };
     let options = args.engine.options(Instant::now());
+    let interrupt = Interrupt::catch();
     let mut run = match LiveRun::start(&game, args.format, &options, &output, args.diff) {
         Ok(run) => run,
         Err(code) => return code,
@@ -58,12 +63,19 @@ pub fn run(args: &Args) -> i32 {
     );
     let (syntax, name) = (game.syntax, game.source.name.clone());
     let mut last_text = game.source.text.clone();
-    let mut stamp = modified(&args.game);
     let mut saves = 0;
     // After an engine error the session is gone: the next good version grounds afresh.
     let mut broken = false;
     while args.saves.is_none_or(|n| saves < n) {
         std::thread::sleep(Duration::from_millis(args.interval.max(10)));
+        if let Some(signal) = interrupt.signal() {
+            // The run is dropped: the output's spare text goes with it.
+            eprintln!(
+                "stopped; {} has the last good ground game",
+                output.display()
+            );
+            return 128 + signal;
+        }
         let now = modified(&args.game);
         if now == stamp {
             continue;
