@@ -98,7 +98,7 @@ impl LiveRun {
             (self.output).write(update.grounded, &game.program, spliced)?;
         }
         let mut line = format!(
-            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {:.1} ms (dataflow {:.1} ms; ground game {:.1} ms, {how})",
+            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {:.2} ms (dataflow {:.2} ms; ground game {:.2} ms, {how})",
             edit.rules_added,
             edit.rules_removed,
             delta.rules_added.len(),
@@ -163,8 +163,8 @@ impl Output {
     }
 }
 
-/// A duration in milliseconds, for the edit lines (to a tenth: small games' edits take less
-/// than one).
+/// A duration in milliseconds, for the edit lines (written to a hundredth: small games'
+/// edits take a few tenths, which a tenth's rounding would move by a sixth).
 fn ms(duration: std::time::Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }

@@ -15,6 +15,7 @@ use crate::engine::{Instances, Row};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Token;
 use crate::program::RelId;
+use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -411,8 +412,8 @@ fn find(rules: &Rules, rule: Rule<'_>) -> Option<usize> {
 
 /// `rules` less the indices `removed` (sorted), carried to new atom ids, with `added`
 /// (new ids), sorted; with the indices of the added rules in the result. Carried ids that
-/// keep their order (`in_order`) keep the kept rules in order, and `added` (sorted) is merged
-/// in; otherwise everything is sorted again. `None` if a kept rule has an atom that is gone,
+/// keep their order (`in_order`) keep the kept rules in order, and `added` is spliced in;
+/// otherwise everything is sorted again. `None` if a kept rule has an atom that is gone,
 /// or an added rule is already there.
 fn placed(
     rules: &Rules,
@@ -421,67 +422,63 @@ fn placed(
     carried: &[Option<AtomId>],
     in_order: bool,
 ) -> Option<(Rules, Vec<usize>)> {
-    // Every kept atom keeps its id (as when a goal's value changes in place): the kept rules
-    // stay as they are.
-    if (carried.iter().enumerate()).all(|(i, &a)| a.is_none_or(|a| a == i as AtomId)) {
-        return spliced(rules, removed, added, carried);
+    // Every kept atom keeps its id (as when a goal's value changes in place).
+    let same_ids = (carried.iter().enumerate()).all(|(i, &a)| a.is_none_or(|a| a == i as AtomId));
+    if in_order || same_ids {
+        return spliced(rules, removed, added, carried, same_ids);
     }
     let mut all = Rules::default();
-    if !in_order {
-        carry_rules(rules, removed, carried, &mut |rule| {
-            all.push(rule.head, rule.body);
-            Some(())
-        })?;
-        let count = all.len() + added.len();
-        added.iter().for_each(|rule| all.push(rule.head, rule.body));
-        let sorted = all.sorted(1);
-        if sorted.len() != count {
-            return None;
-        }
-        let mut positions = (added.iter())
-            .map(|rule| find(&sorted, rule))
-            .collect::<Option<Vec<usize>>>()?;
-        positions.sort_unstable();
-        return Some((sorted, positions));
-    }
-    let mut positions = Vec::with_capacity(added.len());
-    let added = added.sorted(1);
-    let mut next = added.iter().peekable();
-    carry_rules(rules, removed, carried, &mut |kept| {
-        while let Some(new) = next.next_if(|new| *new <= kept) {
-            if new == kept {
-                return None;
-            }
-            positions.push(all.len());
-            all.push(new.head, new.body);
-        }
-        all.push(kept.head, kept.body);
+    carry_rules(rules, removed, carried, &mut |rule| {
+        all.push(rule.head, rule.body);
         Some(())
     })?;
-    for new in next {
-        positions.push(all.len());
-        all.push(new.head, new.body);
+    let count = all.len() + added.len();
+    added.iter().for_each(|rule| all.push(rule.head, rule.body));
+    let sorted = all.sorted(1);
+    if sorted.len() != count {
+        return None;
     }
-    Some((all, positions))
+    let mut positions = (added.iter())
+        .map(|rule| find(&sorted, rule))
+        .collect::<Option<Vec<usize>>>()?;
+    positions.sort_unstable();
+    Some((sorted, positions))
 }
 
-/// [`placed`] when every kept atom keeps its id: the kept rules are copied in order a slice at
-/// a time, none taken apart (hex's 99 K rules: 5.8 ms carried one by one), and each added
-/// rule goes where a binary search among the previous rules puts it.
+/// [`placed`] when carried ids keep their order, so the kept rules stay in order: they are
+/// copied a slice at a time, each atom carried in one pass over the slice's arrays (none
+/// taken apart: skirmish's 287 K rules took 9 ms carried one by one, their bodies sorted
+/// again), and each added rule goes where a binary search among the kept rules puts it. With
+/// the same ids (`same_ids`), the slices are copied as they are.
 fn spliced(
     rules: &Rules,
     removed: &[usize],
     added: Rules,
     carried: &[Option<AtomId>],
+    same_ids: bool,
 ) -> Option<(Rules, Vec<usize>)> {
+    // The first kept rule at or after `r`, if any.
+    let kept_from = |r: usize| {
+        let first = removed.partition_point(|&x| x < r);
+        let run = removed[first..]
+            .iter()
+            .zip(r..)
+            .take_while(|(&x, r)| x == *r);
+        Some(r + run.count()).filter(|&k| k < rules.len())
+    };
     let added = added.sorted(1);
     let mut places = Vec::with_capacity(added.len());
     for new in added.iter() {
-        let at = partition(rules.len(), |r| rules.get(r) < new);
-        if at < rules.len() && rules.get(at) == new && removed.binary_search(&at).is_err() {
-            return None;
+        // Kept rules carried are in order: the first not before `new` is its place.
+        let before = |r: usize| kept_from(r).map(|k| compare_carried(rules.get(k), carried, new));
+        let at = partition(rules.len(), |r| {
+            before(r).is_some_and(|o| o == Some(Ordering::Less))
+        });
+        match before(at) {
+            Some(None) => return None,
+            Some(Some(Ordering::Equal)) => return None,
+            _ => places.push((at, new)),
         }
-        places.push((at, new));
     }
     let literals = (rules.lists().iter()).map(Flat::literal_count).sum();
     let mut all = Flat::with_capacity(rules.len() + added.len(), literals);
@@ -497,10 +494,13 @@ fn spliced(
         pieces.push(start..range.end);
         for piece in pieces {
             for (list, part) in rules.pieces(piece) {
-                if list.any_atom(part.clone(), |a| carried[a as usize].is_none()) {
+                if !same_ids {
+                    all.extend_carried(list, part, carried)?;
+                } else if list.any_atom(part.clone(), |a| carried[a as usize].is_none()) {
                     return None;
+                } else {
+                    all.extend_from(list, part);
                 }
-                all.extend_from(list, part);
             }
         }
         Some(())
@@ -514,6 +514,25 @@ fn spliced(
     }
     copy(&mut all, next..rules.len())?;
     Some((all.into(), positions))
+}
+
+/// How `rule`, carried to new atom ids, compares with `new`; `None` if an atom of `rule` is
+/// gone. (Carried ids in order keep a body sorted.)
+fn compare_carried(rule: Rule<'_>, carried: &[Option<AtomId>], new: Rule<'_>) -> Option<Ordering> {
+    let head = carried[rule.head as usize]?.cmp(&new.head);
+    if head != Ordering::Equal {
+        return Some(head);
+    }
+    for (i, &(negated, a)) in rule.body.iter().enumerate() {
+        let Some(theirs) = new.body.get(i) else {
+            return Some(Ordering::Greater);
+        };
+        let literal = (negated, carried[a as usize]?).cmp(theirs);
+        if literal != Ordering::Equal {
+            return Some(literal);
+        }
+    }
+    Some(rule.body.len().cmp(&new.body.len()))
 }
 
 /// Calls `each`, in order, with every rule of `rules` but the indices `removed` (sorted),

@@ -119,6 +119,40 @@ impl Flat {
         self.bounds.extend(bounds.iter().map(|&b| b - low + base));
     }
 
+    /// Appends rules `range` of `other` with each atom `a` replaced by `carried[a]`, in one
+    /// pass over each array (the caller keeps the order: ids carried in order keep bodies
+    /// sorted). `None`, and this list left with part of the rules, if an atom is not carried.
+    pub(super) fn extend_carried(
+        &mut self,
+        other: &Flat,
+        range: Range<usize>,
+        carried: &[Option<AtomId>],
+    ) -> Option<()> {
+        if range.is_empty() {
+            return Some(());
+        }
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        let (low, high) = (other.bounds[range.start], other.bounds[range.end]);
+        let base = self.literals.len();
+        let gone = std::cell::Cell::new(false);
+        let carry = |a: AtomId| {
+            carried[a as usize].unwrap_or_else(|| {
+                gone.set(true);
+                0
+            })
+        };
+        self.heads
+            .extend(other.heads[range.clone()].iter().map(|&h| carry(h)));
+        let literals = other.literals[low..high].iter();
+        self.literals
+            .extend(literals.map(|&(negated, a)| (negated, carry(a))));
+        let bounds = &other.bounds[range.start + 1..=range.end];
+        self.bounds.extend(bounds.iter().map(|&b| b - low + base));
+        (!gone.get()).then_some(())
+    }
+
     /// Whether an atom of rules `range` (a head or a body literal's) satisfies `test`.
     pub(super) fn any_atom(&self, range: Range<usize>, test: impl Fn(AtomId) -> bool) -> bool {
         if range.is_empty() {
