@@ -2,6 +2,7 @@
 //! and instances kept current as versions change.
 
 use super::above::{self, Above, World};
+use super::bindings::Bindings;
 use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
@@ -101,7 +102,7 @@ pub struct LiveGame {
     /// The atoms they give (space ids): the dataflow's given atoms.
     static_atoms: FastSet<(RelId, Row)>,
     atoms: FastSet<(RelId, Row)>,
-    bindings: FastSet<(RuleId, Row)>,
+    bindings: Bindings,
     /// Which relations of the current version are computed exactly.
     exact: Vec<bool>,
     /// Which relations of the current version the state or the moves give.
@@ -146,7 +147,7 @@ impl LiveGame {
             static_rules: Vec::new(),
             static_atoms: FastSet::default(),
             atoms: FastSet::default(),
-            bindings: FastSet::default(),
+            bindings: Bindings::default(),
             exact: Vec::new(),
             given: Vec::new(),
             forms: Forms::default(),
@@ -290,8 +291,7 @@ impl LiveGame {
             return Err(EngineError::TooManyAtoms);
         }
         (edit.atoms_added, edit.atoms_removed) = counts(&delta.atoms);
-        (edit.instances_added, edit.instances_removed) =
-            update(&mut self.bindings, &delta.bindings);
+        (edit.instances_added, edit.instances_removed) = self.bindings.update(&delta.bindings);
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
@@ -341,8 +341,7 @@ impl LiveGame {
             .collect();
         atoms.sort_unstable();
         let sources = self.sources();
-        let bindings = self.bindings.iter().map(|(id, row)| (*id, row));
-        let instances = instances(bindings, &sources, m, &self.forms);
+        let instances = instances(self.bindings.iter(), &sources, m, &self.forms);
         Instantiation {
             atoms: Arc::new(atoms),
             is_static: self.exact.clone(),
@@ -399,14 +398,13 @@ impl LiveGame {
             let changed: FastSet<(RelId, Row)> = (self.delta.atoms.iter())
                 .map(|(rel, row, _)| (*rel, row.clone()))
                 .collect();
-            for (id, row) in &self.bindings {
-                let binding = (*id, row);
-                if touched.contains(id)
-                    && !fresh.contains(&binding)
-                    && self.negates_any(binding, &sources, &changed)
-                {
-                    added.push(binding);
-                    removed.push(binding);
+            for &id in &touched {
+                for row in self.bindings.of(id) {
+                    let binding = (id, row);
+                    if !fresh.contains(&binding) && self.negates_any(binding, &sources, &changed) {
+                        added.push(binding);
+                        removed.push(binding);
+                    }
                 }
             }
         }
@@ -546,25 +544,6 @@ fn in_space(mapping: &Mapping, flags: &[bool]) -> Vec<RelId> {
 fn counts<A, B>(changes: &[(A, B, isize)]) -> (usize, usize) {
     let came = changes.iter().filter(|(_, _, d)| *d > 0).count();
     (came, changes.len() - came)
-}
-
-/// Applies net `changes` to `set`; how many records came and went.
-fn update<A: Eq + std::hash::Hash + Clone, B: Eq + std::hash::Hash + Clone>(
-    set: &mut FastSet<(A, B)>,
-    changes: &[(A, B, isize)],
-) -> (usize, usize) {
-    let (mut added, mut removed) = (0, 0);
-    for (a, b, diff) in changes {
-        let (a, b) = (a.clone(), b.clone());
-        if *diff > 0 {
-            set.insert((a, b));
-            added += 1;
-        } else {
-            set.remove(&(a, b));
-            removed += 1;
-        }
-    }
-    (added, removed)
 }
 
 #[cfg(test)]
