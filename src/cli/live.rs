@@ -44,6 +44,7 @@ impl LiveRun {
         output: &Path,
         diff: bool,
     ) -> Result<LiveRun, i32> {
+        keep_freed_memory();
         let start = Instant::now();
         // The first grounding is watched like `ground`'s; the edits after it are not (an edit
         // that explodes stops with the engine's error and the last good output stays).
@@ -160,6 +161,24 @@ impl Output {
             eprintln!("error: cannot write {}: {e}", self.path.display());
             EXIT_USAGE
         })
+    }
+}
+
+/// Tells the allocator to keep memory freed for the next edit rather than give it back.
+///
+/// Each edit builds the new ground game's arrays and frees the last one's, a few megabytes
+/// to tens. With glibc's defaults, whether those come from memory the process already has
+/// or from fresh pages (a page fault every 4 KiB) depends on its moving thresholds: hex's goal
+/// edits took 3.0 or 5.0 ms to file with two builds whose only difference was elsewhere, a
+/// third of the slower one in page faults. Fixed thresholds (arrays up to 32 MiB from the
+/// heap, up to 64 MiB of its free top kept) make them 3.0–3.3 ms in both; a skirmish session
+/// peaks at 223 MB of resident memory instead of 183 MB.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters, under the allocator's own lock.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
 }
 
