@@ -7,8 +7,9 @@
 //!
 //! A relation above is evaluated again, whole, when its rules changed or when atoms of a
 //! relation it reads came or went; its rules' bindings and its atoms are compared with the
-//! last ones, and what came and went joins the dataflow's delta.
+//! last ones (the game's), and what came and went joins the dataflow's delta.
 
+use super::bindings::Bindings;
 use super::dataflow::advance;
 use super::{Delta, LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
@@ -68,8 +69,6 @@ pub struct Above {
     order: Vec<RelId>,
     /// The enabled rules.
     rules: FastMap<RuleId, Arc<LiveRule>>,
-    /// The complete bindings of each enabled rule with instances.
-    bindings: FastMap<RuleId, FastSet<Row>>,
 }
 
 /// Net changes being summed: atoms and bindings with +1 (came) or −1 (went).
@@ -108,18 +107,22 @@ fn put(atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
     };
 }
 
-/// What an update has found so far: the relations whose atoms came or went, and the
-/// relations above whose rules changed.
+/// What an update has found so far: the relations whose atoms came or went, the relations
+/// above whose rules changed, and whether every binding of the last version's rules above
+/// was retracted (a restart).
 struct Pass {
     changed: FastSet<RelId>,
     dirty: FastSet<RelId>,
+    restarted: bool,
 }
 
-/// What [`Above::update`] reads: the atoms, the given ones (which negation reads), the
-/// shapes and the functor tokens' arities, all in the space.
+/// What [`Above::update`] reads: the atoms, the bindings, the given atoms (which negation
+/// reads), the shapes and the functor tokens' arities, all in the space.
 pub struct World<'a> {
     /// Every atom of the last version.
     pub atoms: &'a mut FastSet<(RelId, Row)>,
+    /// Every binding of the last version.
+    pub bindings: &'a Bindings,
     /// The given atoms.
     pub given: &'a FastSet<(RelId, Row)>,
     /// Every shape, by id.
@@ -137,7 +140,7 @@ impl Above {
         &mut self,
         order: Vec<RelId>,
         rules: Vec<(RuleId, Arc<LiveRule>)>,
-        world: World<'_>,
+        mut world: World<'_>,
         below: Delta,
         limits: &Arc<Limits>,
     ) -> Result<Delta, crate::engine::EngineError> {
@@ -145,6 +148,7 @@ impl Above {
         let mut pass = Pass {
             changed: below.atoms.iter().map(|(rel, ..)| *rel).collect(),
             dirty: FastSet::default(),
+            restarted: false,
         };
         // The atoms of relations that move there from here go first, then come back as
         // the dataflow says; those of relations moving here go as it says, then come back
@@ -152,7 +156,7 @@ impl Above {
         // changes pass as they are, and its bindings are of its own rules.
         let mut meet: FastSet<RelId> = self.order.iter().copied().collect();
         if !same_set(&order, &self.order) {
-            self.restart(world.atoms, &mut net, &mut pass);
+            self.restart(&mut world, &mut net, &mut pass);
             pass.dirty.extend(order.iter().copied());
             meet.extend(order.iter().copied());
         }
@@ -166,7 +170,7 @@ impl Above {
                 }
             }
         }
-        self.replace_rules(rules, &mut net, &mut pass);
+        self.replace_rules(rules, world.bindings, &mut net, &mut pass);
         self.order = order;
         self.evaluate(world, pass, &mut net, limits)?;
         let mut delta = net.into_delta();
@@ -177,21 +181,20 @@ impl Above {
 
     /// Retracts every atom and binding of the relations above (into `net`), to evaluate
     /// them afresh.
-    fn restart(&mut self, atoms: &mut FastSet<(RelId, Row)>, net: &mut Net, pass: &mut Pass) {
+    fn restart(&mut self, world: &mut World<'_>, net: &mut Net, pass: &mut Pass) {
         let old: FastSet<RelId> = self.order.iter().copied().collect();
-        let went: Vec<_> = (atoms.iter())
+        let went: Vec<_> = (world.atoms.iter())
             .filter(|(rel, _)| old.contains(rel))
             .cloned()
             .collect();
         for atom in went {
             pass.changed.insert(atom.0);
-            net.atom(atoms, atom, -1);
+            net.atom(world.atoms, atom, -1);
         }
-        for (id, rows) in self.bindings.drain() {
-            for row in rows {
-                *net.bindings.entry((id, row)).or_default() -= 1;
-            }
+        for id in self.rules.keys() {
+            retract(*id, world.bindings, net);
         }
+        pass.restarted = true;
         self.rules.clear();
     }
 
@@ -200,6 +203,7 @@ impl Above {
     fn replace_rules(
         &mut self,
         rules: Vec<(RuleId, Arc<LiveRule>)>,
+        bindings: &Bindings,
         net: &mut Net,
         pass: &mut Pass,
     ) {
@@ -207,9 +211,7 @@ impl Above {
         for (id, rule) in &self.rules {
             if !rules.contains_key(id) {
                 pass.dirty.insert(rule.head_rel);
-                for row in self.bindings.remove(id).into_iter().flatten() {
-                    *net.bindings.entry((*id, row)).or_default() -= 1;
-                }
+                retract(*id, bindings, net);
             }
         }
         (rules.iter())
@@ -262,9 +264,14 @@ impl Above {
                     heads.insert(ranges.instantiated(&rule.head, row));
                 }
                 if rule.instances {
-                    let before = self.bindings.remove(id).unwrap_or_default();
-                    diff(*id, &before, &found, &mut net.bindings);
-                    self.bindings.insert(*id, found);
+                    // After a restart, the last bindings are retracted already.
+                    let last = world.bindings.of(*id).filter(|_| !pass.restarted);
+                    diff(
+                        *id,
+                        last.unwrap_or(&FastSet::default()),
+                        &found,
+                        &mut net.bindings,
+                    );
                 }
             }
             let before: FastSet<Row> = (by_rel.remove(&rel).into_iter().flatten()).collect();
@@ -317,6 +324,13 @@ fn reads<'a>(rule: &'a LiveRule, shapes: &'a [Arc<Shape>]) -> impl Iterator<Item
         Op::Check(Step::Antijoin { rel, .. }) => Some(*rel),
         _ => None,
     })
+}
+
+/// Adds every binding of rule `id` in `bindings` to `net` as gone.
+fn retract(id: RuleId, bindings: &Bindings, net: &mut Net) {
+    for row in bindings.of(id).into_iter().flatten() {
+        *net.bindings.entry((id, row.clone())).or_default() -= 1;
+    }
 }
 
 /// Adds rule `id`'s bindings that went (in `before`, not in `after`) and came to `net`.

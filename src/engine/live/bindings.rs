@@ -14,24 +14,18 @@ pub(super) struct Bindings {
 }
 
 impl Bindings {
-    /// Applies net `changes`: how many bindings came and went.
-    pub(super) fn update(&mut self, changes: &[(RuleId, Row, isize)]) -> (usize, usize) {
-        let (mut added, mut removed) = (0, 0);
+    /// Applies net `changes`.
+    pub(super) fn update(&mut self, changes: &[(RuleId, Row, isize)]) {
         for (rule, row, diff) in changes {
             if *diff > 0 {
                 self.len += self.by_rule.entry(*rule).or_default().insert(row.clone()) as usize;
-                added += 1;
-            } else {
-                if let Some(rows) = self.by_rule.get_mut(rule) {
-                    self.len -= rows.remove(row) as usize;
-                    if rows.is_empty() {
-                        self.by_rule.remove(rule);
-                    }
+            } else if let Some(rows) = self.by_rule.get_mut(rule) {
+                self.len -= rows.remove(row) as usize;
+                if rows.is_empty() {
+                    self.by_rule.remove(rule);
                 }
-                removed += 1;
             }
         }
-        (added, removed)
     }
 
     /// How many bindings there are.
@@ -44,8 +38,8 @@ impl Bindings {
         (self.by_rule.iter()).flat_map(|(rule, rows)| rows.iter().map(|row| (*rule, row)))
     }
 
-    /// The bindings of `rule`.
-    pub(super) fn of(&self, rule: RuleId) -> impl Iterator<Item = &Row> + '_ {
-        self.by_rule.get(&rule).into_iter().flatten()
+    /// The bindings of `rule`, if it has any.
+    pub(super) fn of(&self, rule: RuleId) -> Option<&FastSet<Row>> {
+        self.by_rule.get(&rule)
     }
 }

@@ -63,11 +63,8 @@ pub fn build<'s>(
     let given_index = index(given.clone(), shapes.clone(), registry);
     let reg = registry.clone();
     let mut ranges = Ranges::new(0);
-    let starts = rules.flat_map(move |r| {
-        let reg = reg.borrow();
-        let (s, row) = advance(reg.rule(r), &reg.arities, &mut ranges, 0, Row::new())?;
-        Some((r, s, row))
-    });
+    let starts =
+        rules.flat_map(move |r| advance_rule(&reg.borrow(), &mut ranges, r, 0, Row::new()));
     let (atoms, bindings) = scope.iterative::<u64, _, _>(|inner| {
         let step = Product::new(Default::default(), 1);
         let (atoms_var, atoms) = Variable::new(inner, step);
@@ -84,10 +81,7 @@ pub fn build<'s>(
         let unnegated = antijoin_keys(partials.clone(), registry)
             .antijoin(given.clone().enter(inner))
             .flat_map(move |(_, (r, s, row))| {
-                let reg = reg.borrow();
-                let (s, row) =
-                    advance(reg.rule(r), &reg.arities, &mut ranges, s as usize + 1, row)?;
-                Some((r, s, row))
+                advance_rule(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
             });
         let next = [
             joins
@@ -201,15 +195,7 @@ fn extend(
         }
         let mut out = row.clone();
         out.extend_from_slice(new);
-        let reg = reg.borrow();
-        let (s, out) = advance(
-            reg.rule(*r),
-            &reg.arities,
-            &mut ranges,
-            *s as usize + 1,
-            out,
-        )?;
-        Some((*r, s, out))
+        advance_rule(&reg.borrow(), &mut ranges, *r, *s as usize + 1, out)
     }
 }
 
@@ -245,6 +231,18 @@ fn heads<'s, T: Timestamp + Lattice + Ord>(
         }
         Some((rule.head_rel, atom))
     })
+}
+
+/// [`advance`] for the registered rule `r`: the partial binding with its rule.
+fn advance_rule(
+    reg: &Registry,
+    ranges: &mut Ranges,
+    r: RuleId,
+    step: usize,
+    row: Row,
+) -> Option<(RuleId, u32, Row)> {
+    let (step, row) = advance(reg.rule(r), &reg.arities, ranges, step, row)?;
+    Some((r, step, row))
 }
 
 /// Applies the filters and computations of `rule` from op `step` on to `row` (`arities`: of

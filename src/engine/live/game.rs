@@ -280,6 +280,7 @@ impl LiveGame {
         };
         let world = World {
             atoms: &mut self.atoms,
+            bindings: &self.bindings,
             given: &self.static_atoms,
             shapes: &self.shape_list,
             arities: &arities,
@@ -291,7 +292,8 @@ impl LiveGame {
             return Err(EngineError::TooManyAtoms);
         }
         (edit.atoms_added, edit.atoms_removed) = counts(&delta.atoms);
-        (edit.instances_added, edit.instances_removed) = self.bindings.update(&delta.bindings);
+        (edit.instances_added, edit.instances_removed) = counts(&delta.bindings);
+        self.bindings.update(&delta.bindings);
         edit.unchanged = edit.atoms_added + edit.atoms_removed == 0
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
@@ -399,7 +401,7 @@ impl LiveGame {
                 .map(|(rel, row, _)| (*rel, row.clone()))
                 .collect();
             for &id in &touched {
-                for row in self.bindings.of(id) {
+                for row in self.bindings.of(id).into_iter().flatten() {
                     let binding = (id, row);
                     if !fresh.contains(&binding) && self.negates_any(binding, &sources, &changed) {
                         added.push(binding);
