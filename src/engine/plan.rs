@@ -180,14 +180,25 @@ impl Plan {
 
     /// Plans `part` of `program` (classic model), ordering rule bodies by `stats`.
     pub fn new(program: &Program, encoding: &Encoding, part: Part, stats: &Stats) -> Plan {
-        let deps = Dependencies::new(program);
-        let is_static = deps.exact_relations(program);
-        let certain = certain_relations(program, &is_static);
+        Plan::with_kinds(program, encoding, part, stats, &Kinds::new(program))
+    }
+
+    /// [`Plan::new`] with the program's [`Kinds`] already known: a live version plans three
+    /// parts of one program (see [`super::live`]), and each had analysed it anew, a twentieth
+    /// of a connect four goal edit.
+    pub fn with_kinds(
+        program: &Program,
+        encoding: &Encoding,
+        part: Part,
+        stats: &Stats,
+        kinds: &Kinds,
+    ) -> Plan {
+        let is_static = kinds.exact.clone();
         let context = Context {
             program,
             encoding,
             exact: &is_static,
-            certain: &certain,
+            certain: &kinds.certain,
             stats,
         };
         let mut rules = Vec::new();
@@ -314,6 +325,24 @@ pub(super) fn components(rules: &mut [RulePlan], ids: usize) -> Vec<Component> {
         components[c].rules.push(i);
     }
     components
+}
+
+/// Which relations of a program planning decides exactly, and which it tests against their
+/// certain atoms: what every part's plan reads of the program besides its rules.
+pub struct Kinds {
+    /// Whether each relation is computed exactly ([`Dependencies::exact_relations`]).
+    pub exact: Vec<bool>,
+    /// Whether each relation has its certain atoms computed ([`certain_relations`]).
+    pub certain: Vec<bool>,
+}
+
+impl Kinds {
+    /// The kinds of `program`'s relations.
+    pub fn new(program: &Program) -> Kinds {
+        let exact = Dependencies::new(program).exact_relations(program);
+        let certain = certain_relations(program, &exact);
+        Kinds { exact, certain }
+    }
 }
 
 /// What planning a rule needs besides the rule.

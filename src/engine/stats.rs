@@ -8,11 +8,11 @@
 //! expected to be more selective. The numbers only rank join orders; they need not be right.
 
 use super::pattern::{variables, Item, Pattern, Ranges, Row};
-use crate::hash::FastSet;
+use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::token_arity;
 use crate::program::{RelId, VarId};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The size guessed for a relation whose rows are not known.
@@ -30,9 +30,9 @@ pub struct Stats {
     rows: BTreeMap<RelId, Vec<Row>>,
     arities: Arc<Vec<u32>>,
     /// Fan-outs by relation, canonical pattern and key (see [`canonical`]).
-    cache: RefCell<HashMap<Literal, f64>>,
+    cache: RefCell<FastMap<Literal, f64>>,
     /// Join orders chosen by body, when remembered ([`Stats::remembering_orders`]).
-    orders: Option<RefCell<HashMap<Body, Vec<usize>>>>,
+    orders: Option<RefCell<FastMap<Body, Vec<usize>>>>,
 }
 
 impl Stats {

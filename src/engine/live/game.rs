@@ -7,6 +7,7 @@ use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
+use crate::engine::plan::Kinds;
 use crate::engine::run::statics;
 use crate::engine::shape::Shape;
 use crate::engine::stats::Stats;
@@ -127,8 +128,9 @@ impl LiveGame {
         // The first version is planned like a full grounding: with the exact relations'
         // sizes known (and the certain atoms, which the dataflow is given).
         let stats = statics(program, encoding, options, &limits, Tables::new())?;
-        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
-        let planned = plan(program, encoding, &stats);
+        let kinds = Kinds::new(program);
+        let planned = plan(program, encoding, &stats, &kinds);
+        let exact = kinds.exact;
         let mut game = LiveGame {
             live: Live::start(options)?,
             options: Options {
@@ -173,8 +175,9 @@ impl LiveGame {
             Some(stats) if stats.over(&facts, &arities) => stats,
             _ => Stats::new(facts, Arc::new(arities)).remembering_orders(),
         };
-        let exact = crate::analysis::Dependencies::new(program).exact_relations(program);
-        let planned = plan(program, encoding, &stats);
+        let kinds = Kinds::new(program);
+        let planned = plan(program, encoding, &stats, &kinds);
+        let exact = kinds.exact;
         self.stats = Some(stats);
         let limits = Limits::new(&self.options);
         self.move_to(program, encoding, (exact, planned), None, &limits, start)

@@ -3,7 +3,7 @@
 
 use super::space::Mapping;
 use crate::engine::pattern::{pattern, Pattern};
-use crate::engine::plan::{Part, Plan, RulePlan, Step};
+use crate::engine::plan::{Kinds, Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
 use crate::program::encoding::Encoding;
 use crate::program::{Builtin, Literal, Program, RelId};
@@ -50,10 +50,11 @@ pub struct Planned {
     plans: [Plan; 3],
 }
 
-/// The rules of P+ for `program` (exact relations first), planned with `stats`.
-pub fn plan(program: &Program, encoding: &Encoding, stats: &Stats) -> Planned {
-    let plans =
-        [Part::Exact, Part::Certain, Part::Rest].map(|p| Plan::new(program, encoding, p, stats));
+/// The rules of P+ for `program` (exact relations first, its relations' `kinds` known),
+/// planned with `stats`.
+pub fn plan(program: &Program, encoding: &Encoding, stats: &Stats, kinds: &Kinds) -> Planned {
+    let plans = [Part::Exact, Part::Certain, Part::Rest]
+        .map(|p| Plan::with_kinds(program, encoding, p, stats, kinds));
     Planned { plans }
 }
 
