@@ -697,6 +697,62 @@ fn edits_of_rules_above_the_dataflow_reground_like_a_full_grounding() {
     assert_eq!(ran, expected, "whether each edit ran the live dataflow");
 }
 
+/// A game with two branches of derived static relations: `pair` and `far` (with
+/// negation over `near`) read `num`, `colpair` reads `col` alone, `cell` reads both.
+const BRANCHES: &str = "
+(role r)
+(num 1) (num 2) (num 3)
+(col a) (col b)
+(near 1 2) (near 2 3)
+(<= (pair ?x ?y) (num ?x) (num ?y) (distinct ?x ?y))
+(<= (far ?x ?y) (pair ?x ?y) (not (near ?x ?y)))
+(<= (cell ?c ?x) (col ?c) (num ?x))
+(<= (colpair ?c ?d) (col ?c) (col ?d) (distinct ?c ?d))
+(init (at 1))
+(<= (legal r (go ?x ?y)) (true (at ?x)) (far ?x ?y))
+(<= (legal r (paint ?c ?x)) (true (at ?x)) (cell ?c ?x))
+(<= (legal r (swap ?c ?d)) (colpair ?c ?d) (true (at 1)))
+(<= (next (at ?y)) (does r (go ?x ?y)))
+(<= (next (at ?x)) (does r (paint ?c ?x)))
+(<= (next (at ?x)) (true (at ?x)) (does r (swap ?c ?d)))
+(<= terminal (true (at 3)))
+(goal r 100)
+";
+
+/// A static edit computes anew only the exact relations it reaches (their rules changed, or
+/// they read one that is reached); the others keep their rows, translated into the new
+/// version's ids even when new functors moved them. Each version re-grounds like a full
+/// grounding.
+#[test]
+fn static_edits_compute_again_only_the_relations_they_reach() {
+    let versions = [
+        // `col` only: `pair` and `far` are kept.
+        BRANCHES.replace("(col b)", "(col b) (col c)"),
+        BRANCHES.to_string(),
+        // `near` only, with a constant new to the game, first in the text (which moves the
+        // functor tokens of the kept rows): `pair`, `cell`, `colpair` kept.
+        format!(
+            "(near 3 aa) {}",
+            BRANCHES.replace("(near 2 3)", "(near 2 3) (near 3 1)")
+        ),
+        BRANCHES.to_string(),
+        // `num` reaches all but `colpair`.
+        BRANCHES.replace("(num 3)", "(num 3) (num 4)"),
+        // Back from `(num 4)`, and a derived rule in the middle changed: `colpair` kept.
+        BRANCHES.replace("(not (near ?x ?y))", "(not (near ?y ?x))"),
+        // That rule back: `far` alone is reached.
+        BRANCHES.to_string(),
+        // A new exact relation: all are computed again.
+        BRANCHES.replace("(col b)", "(col b) (mark a)"),
+    ];
+    let kept = sessions_match_noting(BRANCHES, &versions, |update| update.edit.statics_kept);
+    assert_eq!(
+        kept,
+        [2, 2, 3, 3, 1, 1, 3, 0],
+        "exact relations that kept their rows"
+    );
+}
+
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
 /// ground game after each equals a full grounding of that version; returns for each version
 /// whether it was patched and whether the session said its ground game was the previous one

@@ -13,7 +13,7 @@
 //! incremental loop is measured against).
 
 use super::plan::{Part, Plan};
-use super::run::{gather, merged, run, shrinking, statics, unshare, Round, Tables, To};
+use super::run::{gather, merged, run, shrinking, statics, unshare, Given, Round, Tables, To};
 use super::templates::Templates;
 use super::{EngineError, Instantiation, Limits, Options, Row};
 use crate::hash::{FastMap, FastSet};
@@ -55,7 +55,16 @@ pub fn reduce(
 ) -> Result<Reduction, EngineError> {
     let limits = Limits::new(options);
     let seed_sizes: BTreeMap<RelId, usize> = seeds.iter().map(|(r, s)| (*r, s.len())).collect();
-    let stats = statics(program, encoding, options, &limits, seeds)?;
+    let stats = statics(
+        program,
+        encoding,
+        options,
+        &limits,
+        Given {
+            more: seeds,
+            ..Given::default()
+        },
+    )?;
     let plan = Arc::new(Plan::new(program, encoding, Part::Loop, &stats));
     let templates = Arc::new(Templates::new(program, encoding, &plan));
     let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();

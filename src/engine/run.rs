@@ -39,7 +39,7 @@ pub fn instantiate(
     options: &Options,
 ) -> Result<Instantiation, EngineError> {
     let limits = Limits::new(options);
-    let stats = statics(program, encoding, options, &limits, Tables::new())?;
+    let stats = statics(program, encoding, options, &limits, Given::default())?;
     let plan = Plan::new(program, encoding, Part::Rest, &stats);
     let plan = super::split::split(plan, program);
     let plan = Arc::new(super::frame::detach(plan, program));
@@ -50,37 +50,52 @@ pub fn instantiate(
     Ok(gather(&plan, given, rest, instances))
 }
 
-/// The first runs of a grounding: the exactly computed static relations ([`exact`], with the
-/// relations `more` given to the run after them) and the certain atoms ([`certain`]), as
-/// statistics for planning that run; `limits` records the stages.
+/// What a grounding's first runs are given besides the program.
+#[derive(Default)]
+pub struct Given {
+    /// Rows of relations given to the run after them (the reduction loop's seeds).
+    pub more: Tables,
+    /// Rows of exact derived relations known already (see [`exact`]).
+    pub known: Tables,
+}
+
+/// The first runs of a grounding: the exactly computed static relations ([`exact`], with
+/// what is `given`) and the certain atoms ([`certain`]), as statistics for planning the run
+/// after them; `limits` records the stages.
 pub fn statics(
     program: &Program,
     encoding: &Encoding,
     options: &Options,
     limits: &Arc<Limits>,
-    more: Tables,
+    given: Given,
 ) -> Result<Stats, EngineError> {
     limits.enter(Stage::Static);
-    let stats = exact(program, encoding, options, limits, more)?;
+    let stats = exact(program, encoding, options, limits, given)?;
     let stats = certain(program, encoding, options, limits, stats)?;
     limits.enter(Stage::Reachable);
     Ok(stats)
 }
 
 /// Computes the exactly computed static relations of `program` (the first run) and returns
-/// statistics over their rows together with the rows of `more` (relations given to the
+/// statistics over their rows together with the rows of `given.more` (relations given to the
 /// second run). The relations defined by facts alone are given to the run, not derived by
 /// it (a rule per fact costs timely operators), and a game with no other static rules needs
-/// no run at all.
+/// no run at all. So are the derived relations whose rows are `given.known` (a live version's, whose
+/// edit reached neither their rules nor what they read: see [`super::live`]); a relation
+/// known with no row is derived again.
 pub fn exact(
     program: &Program,
     encoding: &Encoding,
     options: &Options,
     limits: &Arc<Limits>,
-    more: Tables,
+    Given { more, known }: Given,
 ) -> Result<Stats, EngineError> {
     let arities = Arc::new(encoding.arities());
-    let facts = Stats::new(facts(program, encoding), arities.clone());
+    let mut rows = facts(program, encoding);
+    for (rel, known) in known {
+        rows.entry(rel).or_insert(known);
+    }
+    let facts = Stats::new(rows, arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::ExactDerived, &facts));
     let facts = Arc::new(facts.into_rows());
     let exact_atoms = match exact.rules.is_empty() {

@@ -5,10 +5,11 @@ use super::above::{self, Above, World};
 use super::bindings::Bindings;
 use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
+use super::statics::kept_rows;
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
 use crate::engine::plan::Kinds;
-use crate::engine::run::statics;
+use crate::engine::run::{statics, Given};
 use crate::engine::shape::Shape;
 use crate::engine::stats::Stats;
 use crate::engine::templates::Forms;
@@ -39,6 +40,9 @@ pub struct Edit {
     /// Whether the live dataflow ran (`false`: only rules above it changed, or none, and
     /// the atoms it gives them did not: see [`super::above`]).
     pub dataflow_ran: bool,
+    /// How many exact relations kept their rows from the previous version when static rules
+    /// changed (the edit reached neither their rules nor what they read: see [`super::statics`]).
+    pub statics_kept: usize,
     /// Whether the version's instantiation is the previous version's, ids included (no atom
     /// nor instance changed, the same numbering, the same exact relations): its ground game
     /// is the previous one, byte for byte.
@@ -127,7 +131,7 @@ impl LiveGame {
         let limits = Limits::new(options);
         // The first version is planned like a full grounding: with the exact relations'
         // sizes known (and the certain atoms, which the dataflow is given).
-        let stats = statics(program, encoding, options, &limits, Tables::new())?;
+        let stats = statics(program, encoding, options, &limits, Given::default())?;
         let kinds = Kinds::new(program);
         let planned = plan(program, encoding, &stats, &kinds);
         let exact = kinds.exact;
@@ -203,13 +207,27 @@ impl LiveGame {
         let mut old = std::mem::take(&mut self.enabled);
         let mut change = Change::default();
         let (static_rules, rules) = candidates(planned, program, encoding, &mapping, &exact);
-        let mut static_changes = (0, 0);
+        let (mut static_changes, mut statics_kept) = ((0, 0), 0);
         if static_rules != self.static_rules {
             static_changes = changed(&self.static_rules, &static_rules);
             let rows = match rows {
                 Some(rows) => rows,
                 None => {
-                    statics(program, encoding, &self.options, limits, Tables::new())?.into_rows()
+                    // The exact relations the edit did not reach keep their rows, if they are
+                    // the same relations as before.
+                    let heads =
+                        differing(&self.static_rules, &static_rules).map(|(k, _)| k.head_rel());
+                    let known = (in_space(&mapping, &exact) == exact_before)
+                        .then(|| kept_rows(program, &mapping, &exact, heads, &self.static_atoms))
+                        .flatten()
+                        .unwrap_or_default();
+                    statics_kept = known.len();
+                    let options = &self.options;
+                    let given = Given {
+                        known,
+                        ..Given::default()
+                    };
+                    statics(program, encoding, options, limits, given)?.into_rows()
                 }
             };
             let now = static_atoms(rows, &exact, &mapping);
@@ -268,6 +286,7 @@ impl LiveGame {
         let mut edit = Edit {
             rules_added: change.added.len() + above_changes.0 + static_changes.0,
             rules_removed: change.removed.len() + above_changes.1 + static_changes.1,
+            statics_kept,
             ..Edit::default()
         };
         let idle = change.added.is_empty() && change.removed.is_empty() && change.given.is_empty();
@@ -510,16 +529,32 @@ fn instances<'a>(
 /// How many items of the sorted `after` are not in the sorted `before`, and how many of
 /// `before` not in `after` (counting repeats): the static rules an edit added and removed.
 fn changed<T: Ord>(before: &[T], after: &[T]) -> (usize, usize) {
-    let (mut i, mut j, mut added, mut removed) = (0, 0, 0, 0);
-    while i < before.len() || j < after.len() {
+    let added = differing(before, after).filter(|(_, added)| *added).count();
+    (added, differing(before, after).count() - added)
+}
+
+/// The items of the sorted `before` that the sorted `after` lacks (`false`) and those of
+/// `after` that `before` lacks (`true`), in order (counting repeats).
+fn differing<'a, T: Ord>(before: &'a [T], after: &'a [T]) -> impl Iterator<Item = (&'a T, bool)> {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || loop {
         match (before.get(i), after.get(j)) {
             (Some(b), Some(a)) if a == b => (i, j) = (i + 1, j + 1),
-            (Some(b), Some(a)) if b < a => (i, removed) = (i + 1, removed + 1),
-            (Some(_), None) => (i, removed) = (i + 1, removed + 1),
-            _ => (j, added) = (j + 1, added + 1),
+            (Some(b), Some(a)) if b < a => {
+                i += 1;
+                return Some((b, false));
+            }
+            (Some(b), None) => {
+                i += 1;
+                return Some((b, false));
+            }
+            (_, Some(a)) => {
+                j += 1;
+                return Some((a, true));
+            }
+            (None, None) => return None,
         }
-    }
-    (added, removed)
+    })
 }
 
 /// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`:

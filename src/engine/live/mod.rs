@@ -24,6 +24,7 @@ mod dataflow;
 mod game;
 mod rules;
 mod space;
+mod statics;
 mod worker;
 
 pub use game::{Changes, Edit, LiveGame};

@@ -31,6 +31,13 @@ pub struct RuleKey {
     literals: Vec<LiteralKey>,
 }
 
+impl RuleKey {
+    /// The relation of the rule's head (in the space).
+    pub fn head_rel(&self) -> RelId {
+        self.head_rel
+    }
+}
+
 /// A literal of a [`RuleKey`], whatever its place in the rule's order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum LiteralKey {
