@@ -9,8 +9,8 @@
 //! relation it reads came or went; its rules' bindings and its atoms are compared with the
 //! last ones (the game's), and what came and went joins the dataflow's delta.
 
-use super::bindings::Bindings;
 use super::dataflow::advance;
+use super::grouped::Grouped;
 use super::{Delta, LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
 use crate::engine::pattern::{Ranges, Row};
@@ -80,8 +80,8 @@ struct Net {
 
 impl Net {
     /// Counts `atom` as came (`d` > 0) or went, and puts it in or takes it out of `atoms`.
-    fn atom(&mut self, atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
-        put(atoms, atom.clone(), d);
+    fn atom(&mut self, atoms: &mut Grouped, atom: (RelId, Row), d: isize) {
+        atoms.put(atom.0, atom.1.clone(), d);
         *self.atoms.entry(atom).or_default() += d;
     }
 
@@ -99,14 +99,6 @@ impl Net {
     }
 }
 
-/// Puts `atom` in `atoms` (`d` > 0) or takes it out.
-fn put(atoms: &mut FastSet<(RelId, Row)>, atom: (RelId, Row), d: isize) {
-    match d > 0 {
-        true => atoms.insert(atom),
-        false => atoms.remove(&atom),
-    };
-}
-
 /// What an update has found so far: the relations whose atoms came or went, the relations
 /// above whose rules changed, and whether every binding of the last version's rules above
 /// was retracted (a restart).
@@ -119,10 +111,10 @@ struct Pass {
 /// What [`Above::update`] reads: the atoms, the bindings, the given atoms (which negation
 /// reads), the shapes and the functor tokens' arities, all in the space.
 pub struct World<'a> {
-    /// Every atom of the last version.
-    pub atoms: &'a mut FastSet<(RelId, Row)>,
-    /// Every binding of the last version.
-    pub bindings: &'a Bindings,
+    /// Every atom of the last version, by relation.
+    pub atoms: &'a mut Grouped,
+    /// Every binding of the last version, by rule.
+    pub bindings: &'a Grouped,
     /// The given atoms.
     pub given: &'a FastSet<(RelId, Row)>,
     /// Every shape, by id.
@@ -165,7 +157,7 @@ impl Above {
             match meet.contains(&rel) {
                 true => net.atom(world.atoms, (rel, row), d),
                 false => {
-                    put(world.atoms, (rel, row.clone()), d);
+                    world.atoms.put(rel, row.clone(), d);
                     passed.push((rel, row, d));
                 }
             }
@@ -182,10 +174,9 @@ impl Above {
     /// Retracts every atom and binding of the relations above (into `net`), to evaluate
     /// them afresh.
     fn restart(&mut self, world: &mut World<'_>, net: &mut Net, pass: &mut Pass) {
-        let old: FastSet<RelId> = self.order.iter().copied().collect();
-        let went: Vec<_> = (world.atoms.iter())
-            .filter(|(rel, _)| old.contains(rel))
-            .cloned()
+        let went: Vec<_> = (self.order.iter())
+            .flat_map(|&rel| (world.atoms.of(rel).into_iter().flatten()).map(move |row| (rel, row)))
+            .map(|(rel, row)| (rel, row.clone()))
             .collect();
         for atom in went {
             pass.changed.insert(atom.0);
@@ -203,7 +194,7 @@ impl Above {
     fn replace_rules(
         &mut self,
         rules: Vec<(RuleId, Arc<LiveRule>)>,
-        bindings: &Bindings,
+        bindings: &Grouped,
         net: &mut Net,
         pass: &mut Pass,
     ) {
@@ -290,20 +281,11 @@ impl Above {
     }
 
     /// The atoms of the relations above and of those their rules read, by relation.
-    fn grouped(
-        &self,
-        atoms: &FastSet<(RelId, Row)>,
-        shapes: &[Arc<Shape>],
-    ) -> FastMap<RelId, Vec<Row>> {
+    fn grouped(&self, atoms: &Grouped, shapes: &[Arc<Shape>]) -> FastMap<RelId, Vec<Row>> {
         let mut wanted: FastSet<RelId> = self.order.iter().copied().collect();
         (self.rules.values()).for_each(|rule| wanted.extend(reads(rule, shapes)));
-        let mut out: FastMap<RelId, Vec<Row>> = wanted.iter().map(|&r| (r, Vec::new())).collect();
-        for (rel, row) in atoms {
-            if let Some(rows) = out.get_mut(rel) {
-                rows.push(row.clone());
-            }
-        }
-        out
+        let rows = |rel| atoms.of(rel).into_iter().flatten().cloned().collect();
+        wanted.into_iter().map(|rel| (rel, rows(rel))).collect()
     }
 }
 
@@ -327,7 +309,7 @@ fn reads<'a>(rule: &'a LiveRule, shapes: &'a [Arc<Shape>]) -> impl Iterator<Item
 }
 
 /// Adds every binding of rule `id` in `bindings` to `net` as gone.
-fn retract(id: RuleId, bindings: &Bindings, net: &mut Net) {
+fn retract(id: RuleId, bindings: &Grouped, net: &mut Net) {
     for row in bindings.of(id).into_iter().flatten() {
         *net.bindings.entry((id, row.clone())).or_default() -= 1;
     }

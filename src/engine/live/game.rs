@@ -2,7 +2,7 @@
 //! and instances kept current as versions change.
 
 use super::above::{self, Above, World};
-use super::bindings::Bindings;
+use super::grouped::Grouped;
 use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::statics::kept_rows;
@@ -106,8 +106,10 @@ pub struct LiveGame {
     static_rules: Vec<RuleKey>,
     /// The atoms they give (space ids): the dataflow's given atoms.
     static_atoms: FastSet<(RelId, Row)>,
-    atoms: FastSet<(RelId, Row)>,
-    bindings: Bindings,
+    /// Every atom (space ids), by relation.
+    atoms: Grouped,
+    /// Every binding of the rules with instances, by rule.
+    bindings: Grouped,
     /// Which relations of the current version are computed exactly.
     exact: Vec<bool>,
     /// Which relations of the current version the state or the moves give.
@@ -152,8 +154,8 @@ impl LiveGame {
             next_rule: 0,
             static_rules: Vec::new(),
             static_atoms: FastSet::default(),
-            atoms: FastSet::default(),
-            bindings: Bindings::default(),
+            atoms: Grouped::default(),
+            bindings: Grouped::default(),
             exact: Vec::new(),
             given: Vec::new(),
             forms: Forms::default(),
@@ -361,7 +363,7 @@ impl LiveGame {
     pub fn instantiation(&self) -> Instantiation {
         let m = &self.mapping;
         let mut atoms: Vec<(RelId, Row)> = (self.atoms.iter())
-            .filter_map(|(rel, row)| Some((m.relation_back(*rel)?, m.row_back(row)?)))
+            .filter_map(|(rel, row)| Some((m.relation_back(rel)?, m.row_back(row)?)))
             .collect();
         atoms.sort_unstable();
         let sources = self.sources();

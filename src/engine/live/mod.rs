@@ -19,9 +19,9 @@
 //! (connect four's edits took 0.45 ms less on 3 levels than on 8).
 
 mod above;
-mod bindings;
 mod dataflow;
 mod game;
+mod grouped;
 mod rules;
 mod space;
 mod statics;
