@@ -5,7 +5,7 @@ use super::above::{self, Above, World};
 use super::grouped::Grouped;
 use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
 use super::space::{Mapping, Space};
-use super::statics::kept_rows;
+use super::statics::{kept_rows, replace_unkept};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
 use crate::engine::plan::Kinds;
@@ -212,7 +212,8 @@ impl LiveGame {
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);
         if static_rules != self.static_rules {
             static_changes = changed(&self.static_rules, &static_rules);
-            let rows = match rows {
+            let mut kept = FastSet::default();
+            let mut rows = match rows {
                 Some(rows) => rows,
                 None => {
                     // The exact relations the edit did not reach keep their rows, if they are
@@ -223,7 +224,7 @@ impl LiveGame {
                         .then(|| kept_rows(program, &mapping, &exact, heads, &self.static_atoms))
                         .flatten()
                         .unwrap_or_default();
-                    statics_kept = known.len();
+                    kept = known.keys().copied().collect();
                     let options = &self.options;
                     let given = Given {
                         known,
@@ -232,16 +233,12 @@ impl LiveGame {
                     statics(program, encoding, options, limits, given)?.into_rows()
                 }
             };
-            let now = static_atoms(rows, &exact, &mapping);
-            let before = &self.static_atoms;
-            let went = before
-                .difference(&now)
-                .map(|(rel, row)| (*rel, row.clone(), -1));
-            let came = now
-                .difference(before)
-                .map(|(rel, row)| (*rel, row.clone(), 1));
-            change.given = went.chain(came).collect();
-            self.static_atoms = now;
+            // The kept relations' atoms are the last version's: only the others are compared.
+            statics_kept = kept.len();
+            rows.retain(|rel, _| !kept.contains(rel));
+            let kept = kept.into_iter().map(|r| mapping.relation(r)).collect();
+            let fresh = static_atoms(rows, &exact, &mapping);
+            change.given = replace_unkept(&mut self.static_atoms, fresh, &kept);
             self.static_rules = static_rules;
         }
         let order = above::relations(rules.iter().map(|c| &c.plan));

@@ -58,3 +58,31 @@ pub(super) fn kept_rows(
     tables.values_mut().for_each(|rows| rows.sort_unstable());
     Some(tables)
 }
+
+/// Replaces the atoms of `atoms` (space ids) outside the `kept` relations by `fresh` (which
+/// has none of theirs); returns the atoms that went (−1) and came (+1). The smaller of the
+/// kept atoms and `fresh` is the one inserted into the other's set.
+pub(super) fn replace_unkept(
+    atoms: &mut FastSet<(RelId, Row)>,
+    mut fresh: FastSet<(RelId, Row)>,
+    kept: &FastSet<RelId>,
+) -> Vec<(RelId, Row, isize)> {
+    let (mut changes, mut kept_atoms) = (Vec::new(), 0);
+    for atom in atoms.iter() {
+        match kept.contains(&atom.0) {
+            true => kept_atoms += 1,
+            false if !fresh.contains(atom) => changes.push((atom.0, atom.1.clone(), -1)),
+            false => {}
+        }
+    }
+    let came = (fresh.iter()).filter(|atom| !atoms.contains(*atom));
+    changes.extend(came.map(|(rel, row)| (*rel, row.clone(), 1)));
+    if kept_atoms < fresh.len() {
+        fresh.extend(atoms.drain().filter(|(rel, _)| kept.contains(rel)));
+        *atoms = fresh;
+    } else {
+        atoms.retain(|(rel, _)| kept.contains(rel));
+        atoms.extend(fresh);
+    }
+    changes
+}
