@@ -13,7 +13,7 @@ use super::{EngineError, Instances, Instantiation, Limits, Options};
 use crate::hash::{FastMap, FastSet};
 use crate::parallel;
 use crate::program::encoding::Encoding;
-use crate::program::{Program, RelId};
+use crate::program::{Program, RelId, Term};
 use crate::progress::Stage;
 use differential_dataflow::input::Input;
 use smallvec::SmallVec;
@@ -80,9 +80,9 @@ pub fn statics(
 /// statistics over their rows together with the rows of `given.more` (relations given to the
 /// second run). The relations defined by facts alone are given to the run, not derived by
 /// it (a rule per fact costs timely operators), and a game with no other static rules needs
-/// no run at all. So are the derived relations whose rows are `given.known` (a live version's, whose
-/// edit reached neither their rules nor what they read: see [`super::live`]); a relation
-/// known with no row is derived again.
+/// no run at all. So are the derived relations whose rows are `given.known` (a live
+/// version's, whose edit reached neither their rules nor what they read: see
+/// [`super::live`]); a relation known with no row is derived again.
 pub fn exact(
     program: &Program,
     encoding: &Encoding,
@@ -256,28 +256,34 @@ pub fn unshare(given: Arc<Tables>) -> Tables {
 
 /// The rows of the relations defined by ground facts only: what is known before running.
 pub(super) fn facts(program: &Program, encoding: &Encoding) -> Tables {
+    let derived = derived_relations(program);
     let mut tables = Tables::new();
-    let mut derived = vec![false; program.relations.len()];
-    for rule in &program.rules {
-        let p = pattern(program, encoding, &rule.head.args);
-        let ground: Option<Row> = p
-            .iter()
-            .map(|i| match i {
+    // Every rule of a relation not derived is a ground fact: its head's pattern is tokens.
+    for rule in (program.rules.iter()).filter(|rule| !derived[rule.head.rel as usize]) {
+        let row = (pattern(program, encoding, &rule.head.args).iter())
+            .filter_map(|item| match item {
                 Item::Tok(t) => Some(*t),
                 Item::Var(_) => None,
             })
             .collect();
-        match ground {
-            Some(row) if rule.body.is_empty() => tables.entry(rule.head.rel).or_default().push(row),
-            _ => derived[rule.head.rel as usize] = true,
-        }
+        tables.entry(rule.head.rel).or_default().push(row);
     }
-    tables.retain(|rel, rows| {
+    for rows in tables.values_mut() {
         rows.sort_unstable();
         rows.dedup();
-        !derived[*rel as usize]
-    });
+    }
     tables
+}
+
+/// Whether each relation of `program` has a rule other than a ground fact (a body, or a
+/// variable in its head): the relations not defined by facts alone.
+pub(super) fn derived_relations(program: &Program) -> Vec<bool> {
+    let mut derived = vec![false; program.relations.len()];
+    for rule in &program.rules {
+        let ground = (rule.head.args.iter()).all(|t| matches!(t, Term::Ground(_)));
+        derived[rule.head.rel as usize] |= !(rule.body.is_empty() && ground);
+    }
+    derived
 }
 
 /// Called after each round of a shrinking run, on one worker.

@@ -174,9 +174,9 @@ impl Above {
     /// Retracts every atom and binding of the relations above (into `net`), to evaluate
     /// them afresh.
     fn restart(&mut self, world: &mut World<'_>, net: &mut Net, pass: &mut Pass) {
+        let rows = |rel| world.atoms.of(rel).into_iter().flatten();
         let went: Vec<_> = (self.order.iter())
-            .flat_map(|&rel| (world.atoms.of(rel).into_iter().flatten()).map(move |row| (rel, row)))
-            .map(|(rel, row)| (rel, row.clone()))
+            .flat_map(|&rel| rows(rel).map(move |row| (rel, row.clone())))
             .collect();
         for atom in went {
             pass.changed.insert(atom.0);

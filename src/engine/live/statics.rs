@@ -9,6 +9,7 @@
 use super::space::Mapping;
 use crate::analysis::Dependencies;
 use crate::engine::pattern::Row;
+use crate::engine::run::derived_relations;
 use crate::engine::Tables;
 use crate::hash::FastSet;
 use crate::program::{Program, RelId};
@@ -41,12 +42,7 @@ pub(super) fn kept_rows(
         }
         work.extend(&readers[rel as usize]);
     }
-    let mut derived = vec![false; n];
-    for rule in &program.rules {
-        let ground = (rule.head.args.iter()).all(|t| matches!(t, crate::program::Term::Ground(_)));
-        let fact = rule.body.is_empty() && ground;
-        derived[rule.head.rel as usize] |= !fact;
-    }
+    let derived = derived_relations(program);
     let kept = |r: RelId| exact[r as usize] && derived[r as usize] && !reached[r as usize];
     let mut tables = Tables::new();
     for (rel, row) in last {
