@@ -66,6 +66,50 @@ pub type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 /// The hasher builder of [`FastMap`] and [`FastSet`], for hashing values directly.
 pub type FastBuild = BuildHasherDefault<FxHasher>;
 
+/// A memo kept across the versions of a live session: what the last version and the current
+/// one used stays, older entries go when a version begins. One lookup stamps an entry (a
+/// map per version had three: look in the current one, take from the last, put back).
+pub struct Recent<K, V> {
+    entries: FastMap<K, (V, u64)>,
+    /// The current version.
+    version: u64,
+}
+
+impl<K, V> Default for Recent<K, V> {
+    fn default() -> Self {
+        Recent {
+            entries: FastMap::default(),
+            version: 0,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V> Recent<K, V> {
+    /// Begins a version: entries the last one did not use go.
+    pub fn begin(&mut self) {
+        self.version += 1;
+        let version = self.version;
+        (self.entries).retain(|_, (_, used)| *used + 1 >= version);
+    }
+
+    /// The entry of `key`, marked used by the current version.
+    pub fn get(&mut self, key: &K) -> Option<&V> {
+        let (value, used) = self.entries.get_mut(key)?;
+        *used = self.version;
+        Some(value)
+    }
+
+    /// Remembers `value` for `key`, used by the current version.
+    pub fn insert(&mut self, key: K, value: V) {
+        self.entries.insert(key, (value, self.version));
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +131,23 @@ mod tests {
             }
             assert_eq!(fast.finish(), words.finish(), "{n} bytes");
         }
+    }
+
+    /// Entries the last version used stay; those it did not go when the next begins.
+    #[test]
+    fn recent_entries_stay_one_version() {
+        let mut recent = Recent::default();
+        recent.begin();
+        recent.insert(1, "a");
+        recent.insert(2, "b");
+        recent.begin();
+        assert_eq!(recent.get(&1), Some(&"a"));
+        recent.begin();
+        assert_eq!(recent.get(&1), Some(&"a"));
+        assert_eq!(recent.get(&2), None);
+        recent.begin();
+        recent.begin();
+        assert!(recent.is_empty());
     }
 
     /// Regression: without a final mix, rows differing only in the high half of their last

@@ -14,6 +14,7 @@ use super::pattern::{pattern, variables, Item, Pattern};
 use super::stats::Stats;
 use crate::analysis::certain::{certain_relations, certain_rule};
 use crate::analysis::Dependencies;
+use crate::hash::Recent;
 use crate::program::encoding::Encoding;
 use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, VarId};
 use std::collections::BTreeMap;
@@ -180,17 +181,17 @@ impl Plan {
 
     /// Plans `part` of `program` (classic model), ordering rule bodies by `stats`.
     pub fn new(program: &Program, encoding: &Encoding, part: Part, stats: &Stats) -> Plan {
-        Plan::with_kinds(program, encoding, part, stats, &Kinds::new(program))
+        Plan::with_kinds(program, encoding, part, (stats, None), &Kinds::new(program))
     }
 
-    /// [`Plan::new`] with the program's [`Kinds`] already known: a live version plans three
-    /// parts of one program (see [`super::live`]), and each had analysed it anew, a twentieth
-    /// of a connect four goal edit.
+    /// [`Plan::new`] with the program's [`Kinds`] already known (a live version plans three
+    /// parts of one program, see [`super::live`], and each had analysed it anew, a twentieth
+    /// of a connect four goal edit), and the rule plans `memo` remembers for `stats`.
     pub fn with_kinds(
         program: &Program,
         encoding: &Encoding,
         part: Part,
-        stats: &Stats,
+        (stats, memo): (&Stats, Option<&Memo>),
         kinds: &Kinds,
     ) -> Plan {
         let is_static = kinds.exact.clone();
@@ -200,6 +201,7 @@ impl Plan {
             exact: &is_static,
             certain: &kinds.certain,
             stats,
+            memo,
         };
         let mut rules = Vec::new();
         if part == Part::Certain {
@@ -355,6 +357,106 @@ struct Context<'a> {
     certain: &'a [bool],
     /// The statistics that order bodies.
     stats: &'a Stats,
+    /// The rule plans made with them, if remembered.
+    memo: Option<&'a Memo>,
+}
+
+/// The rule plans a live session's versions made with one [`Stats`], for its next version
+/// to take rather than plan again (connect four's goal edits planned its 31 rules again
+/// each time, a fifth of the edit). A rule's plan is a function of its literals (tokens and
+/// variables), of which of their relations are exact or certain, of the recursive component
+/// it starts from, and of the statistics: [`PlanKey`] holds all but the statistics, so the
+/// memo holds while they are the same. The plans the last version did not use are dropped.
+#[derive(Default)]
+pub struct Memo {
+    plans: std::cell::RefCell<Recent<PlanKey, RulePlan>>,
+}
+
+/// What planning a rule reads of it and of its program, but the statistics.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PlanKey {
+    head_rel: RelId,
+    head: Pattern,
+    literals: Vec<KeyLiteral>,
+    vars: usize,
+    head_static: bool,
+    within: Vec<RelId>,
+    relations: usize,
+}
+
+/// A literal of a [`PlanKey`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum KeyLiteral {
+    /// An atom, whether negated, and whether its relation is exact and has certain atoms.
+    Atom(bool, RelId, Pattern, bool, bool),
+    /// A built-in, and whether negated.
+    Builtin(Builtin, bool, Vec<Pattern>),
+}
+
+impl Memo {
+    /// Begins a version: the plans the last version used stay, older ones go.
+    pub fn begin(&self) {
+        self.plans.borrow_mut().begin();
+    }
+
+    /// The plan of `key` (of the rule `source`): remembered, or made by `plan` and remembered.
+    fn plan(
+        &self,
+        key: PlanKey,
+        source: Option<usize>,
+        plan: impl FnOnce() -> RulePlan,
+    ) -> RulePlan {
+        if let Some(found) = self.plans.borrow_mut().get(&key) {
+            return RulePlan {
+                source,
+                ..found.clone()
+            };
+        }
+        let planned = plan();
+        self.plans.borrow_mut().insert(key, planned.clone());
+        planned
+    }
+}
+
+/// The key of `rule`'s plan (see [`Memo`]); `None` for a rule with an aggregate, whose
+/// conditions the key does not hold.
+fn plan_key(
+    context: &Context<'_>,
+    rule: &Rule,
+    vars: usize,
+    head_static: bool,
+    within: &[RelId],
+) -> Option<PlanKey> {
+    let (program, encoding) = (context.program, context.encoding);
+    let flag = |flags: &[bool], rel: RelId| flags.get(rel as usize).copied().unwrap_or(false);
+    let literals = (rule.body.iter())
+        .map(|literal| match literal {
+            Literal::Pos(a) | Literal::Neg(a) => Some(KeyLiteral::Atom(
+                matches!(literal, Literal::Neg(_)),
+                a.rel,
+                pattern(program, encoding, &a.args),
+                flag(context.exact, a.rel),
+                flag(context.certain, a.rel),
+            )),
+            Literal::Builtin { op, args, negated } => Some(KeyLiteral::Builtin(
+                *op,
+                *negated,
+                (args.iter())
+                    .map(|t| pattern(program, encoding, std::slice::from_ref(t)))
+                    .collect(),
+            )),
+            Literal::Count { .. } => None,
+        })
+        .collect::<Option<_>>()?;
+    Some(PlanKey {
+        head_rel: rule.head.rel,
+        head: pattern(program, encoding, &rule.head.args),
+        literals,
+        vars,
+        head_static,
+        within: within.to_vec(),
+        relations: program.relations.len(),
+    })
 }
 
 /// Plans the certain rules of the relations [`certain_relations`] names, with those relations
@@ -404,12 +506,33 @@ fn plan_rule(
     head_static: bool,
     within: &[RelId],
 ) -> RulePlan {
+    let plan = || plan_afresh(context, rule, source, vars, head_static, within);
+    let memo = context.memo.and_then(|memo| {
+        let key = plan_key(context, rule, vars, head_static, within)?;
+        Some((memo, key))
+    });
+    match memo {
+        Some((memo, key)) => memo.plan(key, source, plan),
+        None => plan(),
+    }
+}
+
+/// [`plan_rule`] without the memo.
+fn plan_afresh(
+    context: &Context<'_>,
+    rule: &Rule,
+    source: Option<usize>,
+    vars: usize,
+    head_static: bool,
+    within: &[RelId],
+) -> RulePlan {
     let Context {
         program,
         encoding,
         exact,
         certain,
         stats,
+        ..
     } = *context;
     let mut positives = Vec::new();
     let mut filters = Vec::new();
@@ -702,5 +825,50 @@ mod tests {
         // From `true`, both `far`s would fan out by 39 before `does`; from `far`, the whole
         // table (1560 rows) times 39.
         assert_eq!(rels, vec![does, far, truth, far]);
+    }
+
+    /// A game whose `p` is static (exact) and `q`-reachable `step` recursive; with `edit`,
+    /// `p` holds of the state instead, so it is neither exact nor static (nor has certain
+    /// atoms: only its exactness tells the versions' `legal` rules apart).
+    fn versioned(edit: bool) -> crate::load::Game {
+        let p = match edit {
+            false => "(<= (p ?x) (n ?x))",
+            true => "(<= (p ?x) (true (q ?x)))",
+        };
+        let text = format!(
+            "(role r) (init (q 1)) (n 1) (n 2) (succ 1 2)
+            (<= (legal r (go ?x)) (n ?x) (not (p ?x)))
+            (<= (next (q ?y)) (true (q ?x)) (succ ?x ?y) (not (p ?y)))
+            (<= (step ?y) (step ?x) (succ ?x ?y)) (<= (step ?x) (true (q ?x)))
+            (<= terminal (step 2)) (goal r 100) {p}"
+        );
+        let source = source_from_bytes("game.kif".into(), text.into_bytes()).unwrap();
+        load(source, Syntax::Kif).unwrap()
+    }
+
+    /// Regression guard for the memo's key: plans taken from a [`Memo`] are the plans made
+    /// afresh, in every part, across versions where a relation stops being exact (the key
+    /// must hold the literals' kinds, or `legal`'s negation of `p` keeps its antijoin).
+    #[test]
+    fn remembered_plans_are_the_plans_made_afresh() {
+        let first = versioned(false);
+        let encoding = Encoding::new(&first.program);
+        let stats = Stats::new(BTreeMap::new(), std::sync::Arc::new(encoding.arities()));
+        let memo = Memo::default();
+        let parts = [Part::Exact, Part::Certain, Part::Rest];
+        for edit in [false, true, false, true] {
+            let game = versioned(edit);
+            let (program, encoding) = (&game.program, Encoding::new(&game.program));
+            let kinds = Kinds::new(program);
+            memo.begin();
+            for part in parts {
+                let remembered =
+                    Plan::with_kinds(program, &encoding, part, (&stats, Some(&memo)), &kinds);
+                let afresh = Plan::new(program, &encoding, part, &stats);
+                let show = |plan: &Plan| format!("{:?}", plan.rules);
+                assert_eq!(show(&remembered), show(&afresh), "{part:?}, edited: {edit}");
+            }
+        }
+        assert!(!memo.plans.borrow().is_empty());
     }
 }

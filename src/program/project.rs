@@ -32,7 +32,7 @@ use std::hash::Hasher;
 use super::functional::Dependencies;
 use super::groups::group;
 use super::{Atom, GroundTerm, Literal, Origin, Program, RelId, Rule, Term, VarId};
-use crate::hash::{FastMap, FxHasher};
+use crate::hash::{FxHasher, Recent};
 
 /// `program` with the local variables of its rules projected into auxiliary relations
 /// (listed in [`Program::auxiliary`]), or `None` when no rule has a literal to project.
@@ -45,10 +45,8 @@ pub fn project_locals(program: &Program) -> Option<Program> {
 /// rules an edit changed saves most of the work (connect four: 0.46 ms an edit).
 #[derive(Default)]
 pub struct Searches {
-    /// The last program's searches.
-    previous: FastMap<SearchKey, Option<Projection>>,
-    /// The searches of the program being projected.
-    current: FastMap<SearchKey, Option<Projection>>,
+    /// The searches of the last program and of the one being projected.
+    found: Recent<SearchKey, Option<Projection>>,
 }
 
 /// What a group search reads: the rule, the functional dependencies of its body literals,
@@ -71,21 +69,18 @@ impl Searches {
         }
         let reads = rule.body.iter().map(|l| dependencies.of(l)).collect();
         let key = (rule.clone(), reads, original);
-        if let Some(found) = self.current.get(&key) {
+        if let Some(found) = self.found.get(&key) {
             return found.clone();
         }
-        let found = match self.previous.remove(&key) {
-            Some(found) => found,
-            None => group(rule, dependencies, original),
-        };
-        self.current.insert(key, found.clone());
+        let found = group(rule, dependencies, original);
+        self.found.insert(key, found.clone());
         found
     }
 
     /// Begins a program's projection: the last program's searches are the ones to reuse,
     /// older ones are dropped.
     fn begin(&mut self) {
-        self.previous = std::mem::take(&mut self.current);
+        self.found.begin();
     }
 }
 

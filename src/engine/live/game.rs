@@ -8,7 +8,7 @@ use super::space::{Mapping, Space};
 use super::statics::{kept_rows, replace_unkept};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
-use crate::engine::plan::Kinds;
+use crate::engine::plan::{Kinds, Memo};
 use crate::engine::run::{statics, Given};
 use crate::engine::shape::Shape;
 use crate::engine::stats::Stats;
@@ -86,8 +86,8 @@ pub struct LiveGame {
     /// What the later versions' static runs run with (without the deadline, which held for
     /// the first).
     options: Options,
-    /// The statistics the last update planned with, and the join orders they remember.
-    stats: Option<Stats>,
+    /// The statistics the last update planned with, and the rule plans made with them.
+    stats: Option<(Stats, Memo)>,
     space: Space,
     mapping: Mapping,
     /// The id of every shape.
@@ -135,7 +135,7 @@ impl LiveGame {
         // sizes known (and the certain atoms, which the dataflow is given).
         let stats = statics(program, encoding, options, &limits, Given::default())?;
         let kinds = Kinds::new(program);
-        let planned = plan(program, encoding, &stats, &kinds);
+        let planned = plan(program, encoding, (&stats, None), &kinds);
         let exact = kinds.exact;
         let mut game = LiveGame {
             live: Live::start(options)?,
@@ -177,14 +177,17 @@ impl LiveGame {
             encoding.arities(),
         );
         // The same facts give the same statistics: the rules they planned plan alike.
-        let stats = match self.stats.take() {
-            Some(stats) if stats.over(&facts, &arities) => stats,
-            _ => Stats::new(facts, Arc::new(arities)).remembering_orders(),
+        let (stats, memo) = match self.stats.take() {
+            Some((stats, memo)) if stats.over(&facts, &arities) => (stats, memo),
+            _ => {
+                let stats = Stats::new(facts, Arc::new(arities)).remembering_orders();
+                (stats, Memo::default())
+            }
         };
         let kinds = Kinds::new(program);
-        let planned = plan(program, encoding, &stats, &kinds);
+        let planned = plan(program, encoding, (&stats, Some(&memo)), &kinds);
         let exact = kinds.exact;
-        self.stats = Some(stats);
+        self.stats = Some((stats, memo));
         let limits = Limits::new(&self.options);
         self.move_to(program, encoding, (exact, planned), None, &limits, start)
     }

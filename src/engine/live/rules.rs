@@ -3,7 +3,7 @@
 
 use super::space::Mapping;
 use crate::engine::pattern::{pattern, Pattern};
-use crate::engine::plan::{Kinds, Part, Plan, RulePlan, Step};
+use crate::engine::plan::{Kinds, Memo, Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
 use crate::program::encoding::Encoding;
 use crate::program::{Builtin, Literal, Program, RelId};
@@ -58,8 +58,16 @@ pub struct Planned {
 }
 
 /// The rules of P+ for `program` (exact relations first, its relations' `kinds` known),
-/// planned with `stats`.
-pub fn plan(program: &Program, encoding: &Encoding, stats: &Stats, kinds: &Kinds) -> Planned {
+/// planned with `stats` (and the plans `memo` remembers for them).
+pub fn plan(
+    program: &Program,
+    encoding: &Encoding,
+    stats: (&Stats, Option<&Memo>),
+    kinds: &Kinds,
+) -> Planned {
+    if let Some(memo) = stats.1 {
+        memo.begin();
+    }
     let plans = [Part::Exact, Part::Certain, Part::Rest]
         .map(|p| Plan::with_kinds(program, encoding, p, stats, kinds));
     Planned { plans }
@@ -77,7 +85,7 @@ pub fn candidates(
     exact: &[bool],
 ) -> (Vec<RuleKey>, Vec<Candidate>) {
     let [exact_plan, certain_plan, rest] = planned.plans;
-    let mut given: Vec<RuleKey> = (exact_plan.rules.iter().chain(&certain_plan.rules))
+    let mut given: Vec<RuleKey> = (exact_plan.rules.into_iter().chain(certain_plan.rules))
         .map(|rule| key(&translate(rule, mapping), Vec::new()))
         .collect();
     given.sort_unstable();
@@ -85,7 +93,7 @@ pub fn candidates(
     for rule in rest.rules {
         // The rest's heads are never exact: a rule with a source has instances.
         let instances = rule.source;
-        let plan = translate(&rule, mapping);
+        let plan = translate(rule, mapping);
         let mut kept = Vec::new();
         if let Some(source) = instances {
             for literal in &program.rules[source].body {
@@ -121,10 +129,8 @@ fn key(plan: &RulePlan, mut literals: Vec<LiteralKey>) -> RuleKey {
 }
 
 /// `plan` with its relations and tokens in the space.
-fn translate(plan: &RulePlan, m: &Mapping) -> RulePlan {
-    let steps = plan
-        .steps
-        .iter()
+fn translate(plan: RulePlan, m: &Mapping) -> RulePlan {
+    let steps = (plan.steps.into_iter())
         .map(|step| match step {
             Step::Join {
                 rel,
@@ -132,24 +138,24 @@ fn translate(plan: &RulePlan, m: &Mapping) -> RulePlan {
                 key,
                 new,
             } => Step::Join {
-                rel: m.relation(*rel),
-                pattern: m.pattern(pattern),
-                key: key.clone(),
-                new: new.clone(),
+                rel: m.relation(rel),
+                pattern: m.pattern(&pattern),
+                key,
+                new,
             },
             Step::Filter { op, args, negated } => Step::Filter {
-                op: *op,
+                op,
                 args: args.iter().map(|a| m.pattern(a)).collect(),
-                negated: *negated,
+                negated,
             },
             Step::Compute { op, args, out } => Step::Compute {
-                op: *op,
+                op,
                 args: args.iter().map(|a| m.pattern(a)).collect(),
-                out: *out,
+                out,
             },
             Step::Antijoin { rel, pattern } => Step::Antijoin {
-                rel: m.relation(*rel),
-                pattern: m.pattern(pattern),
+                rel: m.relation(rel),
+                pattern: m.pattern(&pattern),
             },
         })
         .collect();
@@ -157,7 +163,7 @@ fn translate(plan: &RulePlan, m: &Mapping) -> RulePlan {
         head_rel: m.relation(plan.head_rel),
         head: m.pattern(&plan.head),
         steps,
-        ..plan.clone()
+        ..plan
     }
 }
 
