@@ -95,7 +95,10 @@ impl Rewriter {
     ) -> std::io::Result<()> {
         let into = |file: &mut dyn Write| {
             let mut timed = Timed { file, deadline };
-            let mut buffered = std::io::BufWriter::with_capacity(1 << 20, &mut timed);
+            // Writes of at least the buffer's size go to the file directly: a spliced text's
+            // pieces are few and long (see `write::spliced`), and a 1 MiB buffer copied each
+            // of breakthrough's (1.2 MB) once more, a third of writing it (0.21 → 0.14 ms).
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut timed);
             fill(&mut buffered)?;
             buffered.flush()
         };

@@ -164,7 +164,9 @@ fn kept_atoms(
         }
         ids.push((!gone[i]).then_some(all.len() as AtomId));
         if !gone[i] {
-            all.push(atom.clone());
+            // Copied, not cloned: a row's `clone` pushes its tokens one by one, which was
+            // two thirds of this copy (breakthrough's goal edits: 6 % of the edit).
+            all.push((atom.0, Row::from_slice(&atom.1)));
         }
     }
     all.extend(added);

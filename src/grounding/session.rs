@@ -8,8 +8,8 @@ use super::delta::{GroundDelta, Keys};
 use super::{prepare, Prepared};
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
-use crate::engine::{Instantiation, Options};
-use crate::ground::{carried_atoms, GroundProgram, Patch, Support};
+use crate::engine::{Instantiation, Options, Row};
+use crate::ground::{carried_atoms, Carried, GroundProgram, Patch, Support};
 use crate::program::project::Searches;
 use crate::program::{Program, RelId};
 
@@ -134,7 +134,9 @@ impl Session {
         let carry = (!self.game.same_ids()).then_some(carry);
         let added = changes.atoms_added.clone();
         let carried = carried_atoms(&previous.atoms, &changes.atoms_removed, added, carry)?;
-        let keys = self.game.atom_keys(&carried.atoms);
+        let keys = carried_keys(&carried, &self.atom_keys, |atoms| {
+            self.game.atom_keys(atoms)
+        });
         let patch = Patch {
             carried,
             previous_keys: &self.atom_keys,
@@ -172,6 +174,30 @@ impl Session {
         }
         Some((ground, keys, delta))
     }
+}
+
+/// The keys of `carried`'s atoms: a carried atom's is its previous key (`previous`, by
+/// previous id: keys are the same in every version), the others' are computed by `keys`.
+/// Hashing every atom again took a third of a breakthrough goal edit's patch.
+fn carried_keys(
+    carried: &Carried,
+    previous: &[u64],
+    keys: impl Fn(&[(RelId, Row)]) -> Vec<u64>,
+) -> Vec<u64> {
+    let mut out = vec![None; carried.atoms.len()];
+    for (old, new) in carried.ids.iter().enumerate() {
+        if let Some(new) = new {
+            out[*new as usize] = Some(previous[old]);
+        }
+    }
+    let fresh: Vec<(RelId, Row)> = (out.iter().zip(carried.atoms.iter()))
+        .filter(|(key, _)| key.is_none())
+        .map(|(_, atom)| atom.clone())
+        .collect();
+    let mut fresh = keys(&fresh).into_iter();
+    (out.into_iter())
+        .map(|key| key.or_else(|| fresh.next()).unwrap_or_default())
+        .collect()
 }
 
 /// The ground game of `game`'s current version built by the whole ground stage (`prepared`

@@ -284,7 +284,11 @@ impl Above {
     fn grouped(&self, atoms: &Grouped, shapes: &[Arc<Shape>]) -> FastMap<RelId, Vec<Row>> {
         let mut wanted: FastSet<RelId> = self.order.iter().copied().collect();
         (self.rules.values()).for_each(|rule| wanted.extend(reads(rule, shapes)));
-        let rows = |rel| atoms.of(rel).into_iter().flatten().cloned().collect();
+        let rows = |rel| {
+            (atoms.of(rel).into_iter().flatten())
+                .map(|row| Row::from_slice(row))
+                .collect()
+        };
         wanted.into_iter().map(|rel| (rel, rows(rel))).collect()
     }
 }

@@ -193,7 +193,7 @@ fn extend(
         if guard.stop() {
             return None;
         }
-        let mut out = row.clone();
+        let mut out = Row::from_slice(row);
         out.extend_from_slice(new);
         advance_rule(&reg.borrow(), &mut ranges, *r, *s as usize + 1, out)
     }

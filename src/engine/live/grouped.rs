@@ -28,7 +28,8 @@ impl Grouped {
     pub(super) fn update(&mut self, changes: &[(u32, Row, isize)]) {
         for (key, row, d) in changes {
             match *d > 0 {
-                true => self.insert(*key, row.clone()),
+                // Copied: a row's `clone` pushes its tokens one by one.
+                true => self.insert(*key, Row::from_slice(row)),
                 false => self.remove(*key, row),
             }
         }
