@@ -399,18 +399,10 @@ impl Memo {
         self.plans.borrow_mut().begin();
     }
 
-    /// The plan of `key` (of the rule `source`): remembered, or made by `plan` and remembered.
-    fn plan(
-        &self,
-        key: PlanKey,
-        source: Option<usize>,
-        plan: impl FnOnce() -> RulePlan,
-    ) -> RulePlan {
+    /// The plan of `key`: remembered, or made by `plan` and remembered.
+    fn plan(&self, key: PlanKey, plan: impl FnOnce() -> RulePlan) -> RulePlan {
         if let Some(found) = self.plans.borrow_mut().get(&key) {
-            return RulePlan {
-                source,
-                ..found.clone()
-            };
+            return found.clone();
         }
         let planned = plan();
         self.plans.borrow_mut().insert(key, planned.clone());
@@ -506,24 +498,23 @@ fn plan_rule(
     head_static: bool,
     within: &[RelId],
 ) -> RulePlan {
-    let plan = || plan_afresh(context, rule, source, vars, head_static, within);
+    let plan = || plan_afresh(context, rule, (vars, head_static), within);
     let memo = context.memo.and_then(|memo| {
         let key = plan_key(context, rule, vars, head_static, within)?;
         Some((memo, key))
     });
-    match memo {
-        Some((memo, key)) => memo.plan(key, source, plan),
+    let planned = match memo {
+        Some((memo, key)) => memo.plan(key, plan),
         None => plan(),
-    }
+    };
+    RulePlan { source, ..planned }
 }
 
-/// [`plan_rule`] without the memo.
+/// [`plan_rule`] without the memo, for no source rule.
 fn plan_afresh(
     context: &Context<'_>,
     rule: &Rule,
-    source: Option<usize>,
-    vars: usize,
-    head_static: bool,
+    (vars, head_static): (usize, bool),
     within: &[RelId],
 ) -> RulePlan {
     let Context {
@@ -572,7 +563,7 @@ fn plan_afresh(
     let head = pattern(program, encoding, &rule.head.args);
     let (steps, binding) = order(&positives, filters, stats, within);
     RulePlan {
-        source,
+        source: None,
         head_rel: rule.head.rel,
         head,
         steps,
