@@ -12,8 +12,11 @@ the file), the dataflow part, the ground game's time (edit-to-ground-game: what 
 `Session::apply` returns, the ground program and its delta) and whether the ground game was
 patched or rebuilt by the whole ground stage, and how many ground rules it added and removed
 against the game's total (an edit that changes a fifth of the game writes a fifth of it anew,
-so the share says which edits the 5 % goal can hold for). Writes DIR/edits.md and
-DIR/edits.tsv.
+so the share says which edits the 5 % goal can hold for). The script runs --repeat times in
+one session (each edit pair returns to the game's text, so every repetition meets the same
+versions), and each edit's times are the medians over the repetitions: a connect four goal
+edit takes a quarter of a millisecond, and one timing of it moved by a fifth between runs.
+Writes DIR/edits.md and DIR/edits.tsv.
 
     python3 docs/bench/edits.py --out docs/edits
 """
@@ -104,7 +107,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default=os.path.join(os.path.dirname(__file__), "../../../shared/games"))
     ap.add_argument("--binary", default=default_binary())
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5, help="full groundings per game (median)")
+    ap.add_argument("--repeat", type=int, default=5, help="times the edit script runs (medians)")
     ap.add_argument("--out", default="docs/edits")
     args = ap.parse_args()
     rows, notes = [], []
@@ -118,7 +122,7 @@ def main():
         text, kinds = script(open(game).read())
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "edits.txt")
-            open(path, "w").write(text)
+            open(path, "w").write(text * args.repeat)
             p = subprocess.run([args.binary, "ground", game, "--edits", path, "-o", os.path.join(tmp, "out.kif")],
                                capture_output=True, text=True)
         if p.returncode != 0:
@@ -130,12 +134,20 @@ def main():
         edits = [l for l in p.stderr.splitlines() if re.search(pattern, l)]
         start = [l for l in p.stderr.splitlines() if "grounded live" in l]
         live_ms = int(re.search(r"(\d+) ms$", start[0]).group(1)) if start else None
-        for kind, line in zip(kinds, edits):
-            total, dataflow, grounded, how = re.search(pattern, line).groups()
-            added, removed = re.search(changed, line).groups()
-            rows.append((name, kind, line.split(":")[0], float(total), float(dataflow), float(grounded), how,
+        n = len(kinds)
+        if len(edits) != n * args.repeat:
+            notes.append(f"{name}: {len(edits)} edit lines for {n} edits run {args.repeat} times")
+            print(notes[-1], file=sys.stderr)
+            continue
+        for i, kind in enumerate(kinds):
+            found = [re.search(pattern, edits[i + r * n]).groups() for r in range(args.repeat)]
+            total, dataflow, grounded = (statistics.median(float(f[k]) for f in found) for k in range(3))
+            how = found[0][3]
+            added, removed = re.search(changed, edits[i]).groups()
+            rows.append((name, kind, edits[i].split(":")[0], total, dataflow, grounded, how,
                          full, live_ms, int(added) + int(removed), total_rules))
-        print(f"{name}: full {full} ms, live start {live_ms} ms, {len(edits)} edits", file=sys.stderr)
+        print(f"{name}: full {full} ms, live start {live_ms} ms, {n} edits run {args.repeat} times",
+              file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "edits.tsv"), "w") as f:
         f.write("game\tkind\tedit\tedit_ms\tdataflow_ms\tground_game_ms\tground_game\tfull_ms\tlive_start_ms\t"
@@ -144,7 +156,9 @@ def main():
             f.write("\t".join(map(str, r)) + "\n")
     with open(os.path.join(args.out, "edits.md"), "w") as f:
         f.write("# Edit benchmark\n\nRegenerate: `python3 docs/bench/edits.py --out docs/edits` "
-                f"(run {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, one worker).\n\n"
+                f"(run {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, one worker; each edit's times "
+                f"the medians over {args.repeat} runs of the script in one session, a full grounding's "
+                f"the median of {args.runs}).\n\n"
                 "`file` is edit-to-file (planning, dataflow update, ground game, writing the whole file); "
                 "`ground game` is edit-to-ground-game (what `Session::apply` returns: the ground program "
                 "and its delta); `dataflow` is planning and the live dataflow's update alone; `patched` "
