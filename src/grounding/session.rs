@@ -8,8 +8,9 @@ use super::delta::{GroundDelta, Keys};
 use super::{prepare, Prepared};
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
-use crate::engine::{Instantiation, Options, Row};
+use crate::engine::{Instantiation, Options};
 use crate::ground::{carried_atoms, Carried, GroundProgram, Patch, Support};
+use crate::program::encoding::Token;
 use crate::program::project::Searches;
 use crate::program::{Program, RelId};
 
@@ -134,8 +135,8 @@ impl Session {
         let carry = (!self.game.same_ids()).then_some(carry);
         let added = changes.atoms_added.clone();
         let carried = carried_atoms(&previous.atoms, &changes.atoms_removed, added, carry)?;
-        let keys = carried_keys(&carried, &self.atom_keys, |atoms| {
-            self.game.atom_keys(atoms)
+        let keys = carried_keys(&carried, &self.atom_keys, |rel, row| {
+            self.game.atom_key(rel, row)
         });
         let patch = Patch {
             carried,
@@ -177,12 +178,12 @@ impl Session {
 }
 
 /// The keys of `carried`'s atoms: a carried atom's is its previous key (`previous`, by
-/// previous id: keys are the same in every version), the others' are computed by `keys`.
+/// previous id: keys are the same in every version), the others' are computed by `key`.
 /// Hashing every atom again took an eighth of a breakthrough goal edit's patch.
 fn carried_keys(
     carried: &Carried,
     previous: &[u64],
-    keys: impl Fn(&[(RelId, Row)]) -> Vec<u64>,
+    key: impl Fn(RelId, &[Token]) -> u64,
 ) -> Vec<u64> {
     let mut out = vec![None; carried.atoms.len()];
     for (old, new) in carried.ids.iter().enumerate() {
@@ -190,13 +191,8 @@ fn carried_keys(
             out[*new as usize] = Some(previous[old]);
         }
     }
-    let fresh: Vec<(RelId, Row)> = (out.iter().zip(carried.atoms.iter()))
-        .filter(|(key, _)| key.is_none())
-        .map(|(_, atom)| atom.clone())
-        .collect();
-    let mut fresh = keys(&fresh).into_iter();
-    (out.into_iter())
-        .map(|key| key.or_else(|| fresh.next()).unwrap_or_default())
+    (out.into_iter().zip(&carried.atoms))
+        .map(|(known, (rel, row))| known.unwrap_or_else(|| key(*rel, row)))
         .collect()
 }
 

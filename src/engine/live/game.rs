@@ -350,12 +350,17 @@ impl LiveGame {
         id
     }
 
-    /// The keys of the current version's `atoms`: hashes of their relations and tokens in
-    /// stable ids, the same in every version.
+    /// The keys of the current version's `atoms` (see [`LiveGame::atom_key`]).
     pub fn atom_keys(&self, atoms: &[(RelId, Row)]) -> Vec<u64> {
         (atoms.iter())
-            .map(|(rel, row)| self.mapping.atom_key(*rel, row))
+            .map(|(rel, row)| self.atom_key(*rel, row))
             .collect()
+    }
+
+    /// The key of the current version's atom `rel(row)`: a hash of its relation and tokens
+    /// in stable ids, the same in every version.
+    pub fn atom_key(&self, rel: RelId, row: &[crate::program::encoding::Token]) -> u64 {
+        self.mapping.atom_key(rel, row)
     }
 
     /// The current version's instantiation, in its ids: the same as a full grounding of it

@@ -238,7 +238,7 @@ impl Live {
             }
         }
         // A worker's delta is net already (its records consolidated, one epoch each change):
-        // one worker's is the answer as it is (skirmish's deep edit spent a tenth of its
+        // one worker's is the answer as it is (skirmish's deep edit spent an eighth of its
         // update hashing it again); several workers' are summed.
         if let [delta] = &mut deltas[..] {
             return Ok(std::mem::take(delta));
