@@ -58,13 +58,13 @@ impl Searches {
     /// searched the same.
     fn group(
         &mut self,
-        rule: &Rule,
+        (rule, variables): (&Rule, &Variables),
         dependencies: &Dependencies,
         original: usize,
     ) -> Option<Projection> {
         // A body with no variable outside the head has nothing to eliminate: no group, and
         // no key to build.
-        if variables(rule).is_none_or(|v| v.all.len() == v.heads) {
+        if variables.all.len() == variables.heads {
             return None;
         }
         let reads = rule.body.iter().map(|l| dependencies.of(l)).collect();
@@ -90,10 +90,14 @@ pub fn project_locals_reusing(program: &Program, searches: &mut Searches) -> Opt
     searches.begin();
     let dependencies = Dependencies::new(program);
     let original = program.relations.len();
+    // A rule with a `countofall` is never projected (see `variables`).
     let mut plan = |rule: &Rule| {
-        let mut plan = projections(rule);
+        let Some(variables) = variables(rule) else {
+            return Vec::new();
+        };
+        let mut plan = projections(rule, &variables);
         if plan.is_empty() {
-            plan.extend(searches.group(rule, &dependencies, original));
+            plan.extend(searches.group((rule, &variables), &dependencies, original));
         }
         plan
     };
@@ -244,12 +248,10 @@ impl Projection {
     }
 }
 
-/// The literals of `rule` to project (module doc), none for a rule with a `countofall`.
-fn projections(rule: &Rule) -> Vec<Projection> {
-    let Some(Variables { vars, all, heads }) = variables(rule) else {
-        return Vec::new();
-    };
-    let head = &all[..heads];
+/// The literals of `rule` (whose variables are `variables`) to project (module doc).
+fn projections(rule: &Rule, variables: &Variables) -> Vec<Projection> {
+    let Variables { vars, all, heads } = variables;
+    let head = &all[..*heads];
     let mut out = Vec::new();
     for (i, literal) in rule.body.iter().enumerate() {
         let own = &vars[i];
