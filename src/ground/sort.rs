@@ -9,8 +9,16 @@ use std::ops::Range;
 
 impl Rules {
     /// The rules sorted by head then body, each once, on up to `threads` threads
-    /// ([`Rules::sort_parts`] of its lists).
+    /// ([`Rules::sort_parts`] of its lists). A few rules (what an edit adds) are compared
+    /// directly: the counting sort's arrays are as long as the atom ids (connect four's
+    /// goal edits spent a fifth of their patch there, for one or two rules).
     pub fn sorted(&self, threads: usize) -> Rules {
+        if self.len() <= FEW_RULES {
+            let mut rules: Vec<_> = self.iter().collect();
+            rules.sort_unstable();
+            rules.dedup();
+            return rules.into_iter().collect();
+        }
         let no_more = |rules| (rules, Vec::<()>::new());
         Rules::sort_parts(self.lists(), threads, no_more).0
     }
@@ -127,6 +135,9 @@ fn body_prefix(body: &[GroundLiteral]) -> u128 {
     })
 }
 
+/// At most this many rules are sorted by comparisons, not by [`Rules::sort_parts`].
+const FEW_RULES: usize = 64;
+
 /// Fewer rules than this per part are sorted in fewer parts: handing a part to a thread costs
 /// more than sorting them.
 const MIN_RULES_PER_PART: usize = 50_000;
@@ -172,6 +183,10 @@ mod tests {
         reference.sort();
         reference.dedup();
         let sorted = rules.sorted(1);
+        // A few of them, sorted by comparisons, as the counting sort orders them.
+        let few: Rules = rules.iter().take(FEW_RULES).collect();
+        let no_more = |rules| (rules, Vec::<()>::new());
+        assert_eq!(few.sorted(1), Rules::sort_parts(few.lists(), 1, no_more).0);
         // Two threads take three parts between them; three take one each.
         assert_eq!(rules.sorted(2), sorted);
         assert_eq!(rules.sorted(3), sorted);
