@@ -225,7 +225,6 @@ impl Above {
             let rules = by_head.entry(rule.head_rel).or_default();
             rules.push((*id, rule.clone()));
         }
-        let mut by_rel: Option<FastMap<RelId, Vec<Row>>> = None;
         let mut indexes = FastMap::default();
         let mut guard = Guard::new(limits);
         for &rel in &self.order {
@@ -235,13 +234,11 @@ impl Above {
             if !pass.dirty.contains(&rel) && !reads_changed {
                 continue;
             }
-            let by_rel = by_rel.get_or_insert_with(|| self.grouped(&*world.atoms, world.shapes));
             let mut heads: FastSet<Row> = FastSet::default();
             for (id, rule) in &rules {
                 let context = Context {
                     rule,
                     world: &world,
-                    by_rel,
                     limits,
                 };
                 let found = context.bindings(&mut indexes, &mut guard);
@@ -265,31 +262,22 @@ impl Above {
                     );
                 }
             }
-            let before: FastSet<Row> = (by_rel.remove(&rel).into_iter().flatten()).collect();
-            if before != heads {
+            let none = FastSet::default();
+            let before = world.atoms.of(rel).unwrap_or(&none);
+            if *before != heads {
                 pass.changed.insert(rel);
-                for row in before.difference(&heads) {
-                    net.atom(world.atoms, (rel, row.clone()), -1);
+                let went: Vec<Row> = before.difference(&heads).cloned().collect();
+                for row in went {
+                    net.atom(world.atoms, (rel, row), -1);
                 }
-                for row in heads.difference(&before) {
-                    net.atom(world.atoms, (rel, row.clone()), 1);
+                for row in heads {
+                    if !world.atoms.of(rel).is_some_and(|rows| rows.contains(&row)) {
+                        net.atom(world.atoms, (rel, row), 1);
+                    }
                 }
             }
-            by_rel.insert(rel, heads.into_iter().collect());
         }
         Ok(())
-    }
-
-    /// The atoms of the relations above and of those their rules read, by relation.
-    fn grouped(&self, atoms: &Grouped, shapes: &[Arc<Shape>]) -> FastMap<RelId, Vec<Row>> {
-        let mut wanted: FastSet<RelId> = self.order.iter().copied().collect();
-        (self.rules.values()).for_each(|rule| wanted.extend(reads(rule, shapes)));
-        let rows = |rel| {
-            (atoms.of(rel).into_iter().flatten())
-                .map(|row| Row::from_slice(row))
-                .collect()
-        };
-        wanted.into_iter().map(|rel| (rel, rows(rel))).collect()
     }
 }
 
@@ -337,9 +325,9 @@ fn diff(
 /// One rule evaluated against the current atoms.
 struct Context<'a, 'w> {
     rule: &'a LiveRule,
+    /// The current atoms: those of the relations it reads are final (the relations above
+    /// are evaluated in order).
     world: &'a World<'w>,
-    /// The current atoms of the relations it reads.
-    by_rel: &'a FastMap<RelId, Vec<Row>>,
     limits: &'a Limits,
 }
 
@@ -404,7 +392,7 @@ impl Context<'_, '_> {
         let s = &self.world.shapes[shape as usize];
         let mut ranges = Ranges::new(0);
         let mut index: FastMap<Row, Vec<Row>> = FastMap::default();
-        for row in self.by_rel.get(&s.rel).into_iter().flatten() {
+        for row in self.world.atoms.of(s.rel).into_iter().flatten() {
             ranges.room(s.pattern.len());
             if let Some((key, new)) = s.entry(row, &mut ranges, self.world.arities) {
                 index.entry(key).or_default().push(new);
