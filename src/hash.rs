@@ -92,8 +92,12 @@ impl<K: std::hash::Hash + Eq, V> Recent<K, V> {
         (self.entries).retain(|_, (_, used)| *used + 1 >= version);
     }
 
-    /// The entry of `key`, marked used by the current version.
-    pub fn get(&mut self, key: &K) -> Option<&V> {
+    /// The entry of `key` (or of a key it borrows as), marked used by the current version.
+    pub fn get<Q>(&mut self, key: &Q) -> Option<&V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
         let (value, used) = self.entries.get_mut(key)?;
         *used = self.version;
         Some(value)

@@ -23,25 +23,22 @@ pub type Pattern = Vec<Item>;
 /// The pattern of `terms` (an atom's arguments, say).
 pub fn pattern(program: &Program, encoding: &Encoding, terms: &[Term]) -> Pattern {
     let mut out = Vec::new();
-    for t in terms {
-        push_term(program, encoding, t, &mut out);
-    }
+    each_item(program, encoding, terms, &mut |item| out.push(item));
     out
 }
 
-fn push_term(program: &Program, encoding: &Encoding, term: &Term, out: &mut Pattern) {
-    match term {
-        Term::Var(v) => out.push(Item::Var(*v)),
-        Term::Ground(id) => {
-            let mut tokens = Vec::new();
-            encoding.encode(program, *id, &mut tokens);
-            out.extend(tokens.into_iter().map(Item::Tok));
-        }
-        Term::Func(sym, args) => {
-            let token = encoding.get(*sym, args.len() as u32).unwrap_or(Token::MAX);
-            out.push(Item::Tok(token));
-            for a in args.iter() {
-                push_term(program, encoding, a, out);
+/// Calls `f` with each item of the pattern of `terms`, in order: [`pattern`] without the
+/// list (a key made of several patterns is written straight into its own).
+pub fn each_item(program: &Program, encoding: &Encoding, terms: &[Term], f: &mut impl FnMut(Item)) {
+    for term in terms {
+        match term {
+            Term::Var(v) => f(Item::Var(*v)),
+            Term::Ground(id) => encoding.each_token(program, *id, &mut |t| f(Item::Tok(t))),
+            Term::Func(sym, args) => {
+                f(Item::Tok(
+                    encoding.get(*sym, args.len() as u32).unwrap_or(Token::MAX),
+                ));
+                each_item(program, encoding, args, f);
             }
         }
     }

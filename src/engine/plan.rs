@@ -10,13 +10,14 @@
 //! still sound.
 
 use super::exists::only_tests_existence;
-use super::pattern::{pattern, variables, Item, Pattern};
+use super::pattern::{each_item, pattern, variables, Item, Pattern};
 use super::stats::Stats;
 use crate::analysis::certain::{certain_relations, certain_rule};
 use crate::analysis::Dependencies;
 use crate::hash::Recent;
 use crate::program::encoding::Encoding;
-use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, VarId};
+use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, Term, VarId};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// One step of a rule's chain, applied to the bindings so far.
@@ -203,7 +204,9 @@ impl Plan {
             stats,
             memo,
         };
-        let mut rules = Vec::new();
+        // Room for every rule up front: grown rule by rule, the list was reallocated a dozen
+        // times a version.
+        let mut rules = Vec::with_capacity(program.rules.len() + program.dynamics.len());
         if part == Part::Certain {
             rules = certain_plans(&context);
         }
@@ -365,32 +368,15 @@ struct Context<'a> {
 /// to take rather than plan again (connect four's goal edits planned its 31 rules again
 /// each time, a fifth of the edit). A rule's plan is a function of its literals (tokens and
 /// variables), of which of their relations are exact or certain, of the recursive component
-/// it starts from, and of the statistics: [`PlanKey`] holds all but the statistics, so the
-/// memo holds while they are the same. The plans the last version did not use are dropped.
+/// it starts from, and of the statistics: its key ([`plan_key`]) holds all but the
+/// statistics, so the memo holds while they are the same. The plans the last version did not
+/// use are dropped.
 #[derive(Default)]
 pub struct Memo {
-    plans: std::cell::RefCell<Recent<PlanKey, RulePlan>>,
-}
-
-/// What planning a rule reads of it and of its program, but the statistics.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct PlanKey {
-    head_rel: RelId,
-    head: Pattern,
-    literals: Vec<KeyLiteral>,
-    vars: usize,
-    head_static: bool,
-    within: Vec<RelId>,
-    relations: usize,
-}
-
-/// A literal of a [`PlanKey`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum KeyLiteral {
-    /// An atom, whether negated, and whether its relation is exact and has certain atoms.
-    Atom(bool, RelId, Pattern, bool, bool),
-    /// A built-in, and whether negated.
-    Builtin(Builtin, bool, Vec<Pattern>),
+    plans: RefCell<Recent<Box<[u32]>, RulePlan>>,
+    /// Where the next key is written: looking up a remembered plan allocates nothing (the
+    /// keys built as nested lists had been a tenth of a connect four goal edit).
+    key: RefCell<Vec<u32>>,
 }
 
 impl Memo {
@@ -399,56 +385,77 @@ impl Memo {
         self.plans.borrow_mut().begin();
     }
 
-    /// The plan of `key`: remembered, or made by `plan` and remembered.
-    fn plan(&self, key: PlanKey, plan: impl FnOnce() -> RulePlan) -> RulePlan {
-        if let Some(found) = self.plans.borrow_mut().get(&key) {
+    /// The plan of the rule whose key `key` writes: remembered, or made by `plan` and
+    /// remembered. A rule `key` writes no key for (`false`) is planned and not remembered.
+    fn plan(
+        &self,
+        key: impl FnOnce(&mut Vec<u32>) -> bool,
+        plan: impl FnOnce() -> RulePlan,
+    ) -> RulePlan {
+        let mut room = self.key.borrow_mut();
+        room.clear();
+        if !key(&mut room) {
+            return plan();
+        }
+        if let Some(found) = self.plans.borrow_mut().get(&room[..]) {
             return found.clone();
         }
         let planned = plan();
-        self.plans.borrow_mut().insert(key, planned.clone());
+        self.plans
+            .borrow_mut()
+            .insert(room[..].into(), planned.clone());
         planned
     }
 }
 
-/// The key of `rule`'s plan (see [`Memo`]); `None` for a rule with an aggregate, whose
+/// Writes the key of `rule`'s plan (see [`Memo`]) to `out`: the head's relation, the rule's
+/// variable count, whether the head is static, the program's relation count and the
+/// relations of `within`, then the head's pattern and each body literal with its relation's
+/// flags (exact, certain), every list after its length, so that equal keys are equal rules
+/// in equal contexts. `false` (the key unfinished) for a rule with an aggregate, whose
 /// conditions the key does not hold.
 fn plan_key(
     context: &Context<'_>,
     rule: &Rule,
-    vars: usize,
-    head_static: bool,
+    (vars, head_static): (usize, bool),
     within: &[RelId],
-) -> Option<PlanKey> {
+    out: &mut Vec<u32>,
+) -> bool {
     let (program, encoding) = (context.program, context.encoding);
     let flag = |flags: &[bool], rel: RelId| flags.get(rel as usize).copied().unwrap_or(false);
-    let literals = (rule.body.iter())
-        .map(|literal| match literal {
-            Literal::Pos(a) | Literal::Neg(a) => Some(KeyLiteral::Atom(
-                matches!(literal, Literal::Neg(_)),
-                a.rel,
-                pattern(program, encoding, &a.args),
-                flag(context.exact, a.rel),
-                flag(context.certain, a.rel),
-            )),
-            Literal::Builtin { op, args, negated } => Some(KeyLiteral::Builtin(
-                *op,
-                *negated,
-                (args.iter())
-                    .map(|t| pattern(program, encoding, std::slice::from_ref(t)))
-                    .collect(),
-            )),
-            Literal::Count { .. } => None,
-        })
-        .collect::<Option<_>>()?;
-    Some(PlanKey {
-        head_rel: rule.head.rel,
-        head: pattern(program, encoding, &rule.head.args),
-        literals,
-        vars,
-        head_static,
-        within: within.to_vec(),
-        relations: program.relations.len(),
-    })
+    let relations = program.relations.len() as u32;
+    out.extend([rule.head.rel, vars as u32, head_static as u32, relations]);
+    out.push(within.len() as u32);
+    out.extend_from_slice(within);
+    let pattern = |out: &mut Vec<u32>, terms: &[Term]| {
+        let at = out.len();
+        out.push(0);
+        each_item(program, encoding, terms, &mut |item| match item {
+            Item::Tok(t) => out.extend([0, t]),
+            Item::Var(v) => out.extend([1, v]),
+        });
+        out[at] = (out.len() - at - 1) as u32;
+    };
+    pattern(out, &rule.head.args);
+    out.push(rule.body.len() as u32);
+    for literal in &rule.body {
+        match literal {
+            Literal::Pos(a) | Literal::Neg(a) => {
+                let negated = matches!(literal, Literal::Neg(_)) as u32;
+                let flags = [flag(context.exact, a.rel), flag(context.certain, a.rel)];
+                out.extend([negated, a.rel, flags[0] as u32, flags[1] as u32]);
+                pattern(out, &a.args);
+            }
+            Literal::Builtin { op, args, negated } => {
+                out.extend([2 + *negated as u32, *op as u32, args.len() as u32]);
+                for arg in args {
+                    pattern(out, std::slice::from_ref(arg));
+                }
+            }
+            Literal::Count { .. } => return false,
+        }
+    }
+    true
 }
 
 /// Plans the certain rules of the relations [`certain_relations`] names, with those relations
@@ -499,12 +506,12 @@ fn plan_rule(
     within: &[RelId],
 ) -> RulePlan {
     let plan = || plan_afresh(context, rule, (vars, head_static), within);
-    let memo = context.memo.and_then(|memo| {
-        let key = plan_key(context, rule, vars, head_static, within)?;
-        Some((memo, key))
-    });
-    let planned = match memo {
-        Some((memo, key)) => memo.plan(key, plan),
+    let planned = match context.memo {
+        Some(memo) => {
+            let key =
+                |out: &mut Vec<u32>| plan_key(context, rule, (vars, head_static), within, out);
+            memo.plan(key, plan)
+        }
         None => plan(),
     };
     RulePlan { source, ..planned }

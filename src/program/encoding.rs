@@ -89,12 +89,18 @@ impl Encoding {
 
     /// Appends the tokens of ground term `id` of `program` to `out`.
     pub fn encode(&self, program: &Program, id: TermId, out: &mut Vec<Token>) {
+        self.each_token(program, id, &mut |token| out.push(token));
+    }
+
+    /// Calls `f` with each token of ground term `id` of `program`, in order: encoding into
+    /// a pattern or a key without a list of tokens in between.
+    pub fn each_token(&self, program: &Program, id: TermId, f: &mut impl FnMut(Token)) {
         match program.terms.term(id) {
-            GroundTerm::Const(s) => out.push(self.get(*s, 0).unwrap_or(Token::MAX)),
+            GroundTerm::Const(s) => f(self.get(*s, 0).unwrap_or(Token::MAX)),
             GroundTerm::Func(s, args) => {
-                out.push(self.get(*s, args.len() as u32).unwrap_or(Token::MAX));
+                f(self.get(*s, args.len() as u32).unwrap_or(Token::MAX));
                 for &a in args.iter() {
-                    self.encode(program, a, out);
+                    self.each_token(program, a, f);
                 }
             }
         }

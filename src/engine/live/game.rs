@@ -209,7 +209,9 @@ impl LiveGame {
         let mapping = self.space.map(program, encoding);
         // The version being left, as its removed bindings will be read.
         let (sources, exact_before) = (self.sources(), in_space(&self.mapping, &self.exact));
-        let mut old = std::mem::take(&mut self.enabled);
+        // The new version's map, with room for as many rules as the last one's.
+        let room = FastMap::with_capacity_and_hasher(self.enabled.len(), Default::default());
+        let mut old = std::mem::replace(&mut self.enabled, room);
         let mut change = Change::default();
         let (static_rules, rules) = candidates(planned, program, encoding, &mapping, &exact);
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);

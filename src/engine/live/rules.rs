@@ -100,7 +100,8 @@ pub fn candidates(
                 if let Literal::Pos(a) | Literal::Neg(a) = literal {
                     if !exact[a.rel as usize] {
                         let negated = matches!(literal, Literal::Neg(_));
-                        let p = mapping.pattern(&pattern(program, encoding, &a.args));
+                        let mut p = pattern(program, encoding, &a.args);
+                        mapping.translate(&mut p);
                         kept.push(LiteralKey::Kept(negated, mapping.relation(a.rel), p));
                     }
                 }
@@ -128,43 +129,23 @@ fn key(plan: &RulePlan, mut literals: Vec<LiteralKey>) -> RuleKey {
     }
 }
 
-/// `plan` with its relations and tokens in the space.
-fn translate(plan: RulePlan, m: &Mapping) -> RulePlan {
-    let steps = (plan.steps.into_iter())
-        .map(|step| match step {
-            Step::Join {
-                rel,
-                pattern,
-                key,
-                new,
-            } => Step::Join {
-                rel: m.relation(rel),
-                pattern: m.pattern(&pattern),
-                key,
-                new,
-            },
-            Step::Filter { op, args, negated } => Step::Filter {
-                op,
-                args: args.iter().map(|a| m.pattern(a)).collect(),
-                negated,
-            },
-            Step::Compute { op, args, out } => Step::Compute {
-                op,
-                args: args.iter().map(|a| m.pattern(a)).collect(),
-                out,
-            },
-            Step::Antijoin { rel, pattern } => Step::Antijoin {
-                rel: m.relation(rel),
-                pattern: m.pattern(&pattern),
-            },
-        })
-        .collect();
-    RulePlan {
-        head_rel: m.relation(plan.head_rel),
-        head: m.pattern(&plan.head),
-        steps,
-        ..plan
+/// `plan` with its relations and tokens in the space, changed in place (its lists are the
+/// memo's copy, not shared).
+fn translate(mut plan: RulePlan, m: &Mapping) -> RulePlan {
+    for step in &mut plan.steps {
+        match step {
+            Step::Join { rel, pattern, .. } | Step::Antijoin { rel, pattern } => {
+                *rel = m.relation(*rel);
+                m.translate(pattern);
+            }
+            Step::Filter { args, .. } | Step::Compute { args, .. } => {
+                args.iter_mut().for_each(|a| m.translate(a));
+            }
+        }
     }
+    plan.head_rel = m.relation(plan.head_rel);
+    m.translate(&mut plan.head);
+    plan
 }
 
 /// A step's literal, whatever its place in the order: what makes two rules the same.

@@ -6,7 +6,7 @@
 //! identified by its name and arity, a relation by its name and arity; integers keep their
 //! tokens. A [`Mapping`] translates one version's ids into the space and back.
 
-use crate::engine::pattern::{Item, Pattern, Row};
+use crate::engine::pattern::{Item, Row};
 use crate::program::encoding::{int_value, Encoding, Token};
 use crate::program::{Program, RelId};
 use std::collections::HashMap;
@@ -109,15 +109,13 @@ impl Mapping {
         }
     }
 
-    /// The version's `pattern` in space tokens.
-    pub fn pattern(&self, pattern: &[Item]) -> Pattern {
-        pattern
-            .iter()
-            .map(|item| match *item {
-                Item::Tok(t) => Item::Tok(self.token(t)),
-                v => v,
-            })
-            .collect()
+    /// Puts the version's `pattern` in space tokens.
+    pub fn translate(&self, pattern: &mut [Item]) {
+        for item in pattern {
+            if let Item::Tok(t) = item {
+                *t = self.token(*t);
+            }
+        }
     }
 
     /// A hash of the version's atom `rel(row)` that is the same in every version (its relation
