@@ -418,6 +418,45 @@ fn an_edit_script_rewrites_the_output_after_each_edit() {
     );
 }
 
+/// `--diff` prints, after each edit's line, the ground facts and rules it removed and
+/// added: a changed goal's rule, and the facts of a relation the game did not have before.
+#[test]
+fn an_edit_script_with_diff_prints_what_went_and_came() {
+    let dir = scratch("diff");
+    let script = dir.join("edits.txt");
+    let (fifty, forty) = (
+        "(<= (goal xplayer 50) (not (line x)) (not (line o)) (not open))",
+        "(<= (goal xplayer 40) (not (line x)) (not (line o)) (not open))",
+    );
+    let ready = "(<= (ready ?p) (role ?p))";
+    let text =
+        format!("= down\n- {fifty}\n+ {forty}\n= ready\n+ {ready}\n= not ready\n- {ready}\n");
+    std::fs::write(&script, text).unwrap();
+    let out = dir.join("out.kif");
+    let (script, out) = (script.to_str().unwrap(), out.to_str().unwrap());
+    let run = support::gdlground(&["ground", TICTACTOE, "--edits", script, "--diff", "-o", out]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("down:"))
+        .collect();
+    let expected = [
+        format!("- {fifty}"),
+        format!("+ {forty}"),
+        "+ (ready xplayer)".into(),
+        "+ (ready oplayer)".into(),
+        "- (ready xplayer)".into(),
+        "- (ready oplayer)".into(),
+    ];
+    let printed = [lines[1], lines[2], lines[4], lines[5], lines[7], lines[8]];
+    assert_eq!(printed, expected, "{stderr}");
+    assert!(
+        lines[3].starts_with("ready:") && lines[6].starts_with("not ready:"),
+        "{stderr}"
+    );
+}
+
 /// A running `watch`, killed if the test ends first (a failed assertion would otherwise leave
 /// it running, holding the test harness's output open).
 struct Watch(std::process::Child);

@@ -19,10 +19,10 @@ use std::time::Instant;
 pub struct LiveRun {
     session: Session,
     output: Output,
-    /// Whether to print the ground rules and facts each version adds and removes.
-    diff: bool,
-    /// The version grounded last (its program names the removed items of a diff).
-    last: Game,
+    /// The version grounded last, kept when the ground rules and facts each version adds
+    /// and removes are printed (its program names the removed ones); `None` otherwise, so
+    /// that an edit does not copy the whole game.
+    last: Option<Game>,
 }
 
 /// Where and how the ground game is written, and the last version's text.
@@ -67,8 +67,7 @@ impl LiveRun {
         let run = LiveRun {
             session,
             output,
-            diff,
-            last: game.clone(),
+            last: diff.then(|| game.clone()),
         };
         let grounded = run.session.grounded();
         let counts = grounded.ground.counts(grounded.program(&game.program));
@@ -112,10 +111,10 @@ impl LiveRun {
             ms(edit.elapsed),
             ms(grounded),
         );
-        if let (true, Some(previous)) = (self.diff, &update.previous) {
+        if let (Some(last), Some(previous)) = (&self.last, &update.previous) {
             let notation = self.output.rendering.notation();
             let before = AtomText::new(
-                previous.program(&self.last.program),
+                previous.program(&last.program),
                 &previous.encoding,
                 notation,
             );
@@ -137,7 +136,9 @@ impl LiveRun {
                 line.push_str(&l);
             }
         }
-        self.last = game.clone();
+        if self.last.is_some() {
+            self.last = Some(game.clone());
+        }
         Ok(line)
     }
 }
