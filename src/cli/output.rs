@@ -113,11 +113,15 @@ impl Rewriter {
             let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
             return into(&mut device);
         }
-        let result = self.open_temp().and_then(|mut file| {
+        let result = self.open_temp().and_then(|(mut file, spare_len)| {
             into(&mut file)?;
-            // Over a longer spare text, the end of the spare goes.
+            // Over a longer spare text, the end of the spare goes (a text as long or longer
+            // covers it: no truncation, a seventh of writing connect four's 40 KB).
             let end = file.stream_position()?;
-            file.set_len(end)
+            match end < spare_len {
+                true => file.set_len(end),
+                false => Ok(()),
+            }
         });
         self.spare = false;
         let result = result.and_then(|()| replace(&self.temp, path));
@@ -130,25 +134,28 @@ impl Rewriter {
         result.map(|_| ())
     }
 
-    /// The temporary file, opened for writing from its start: the spare text when there is
-    /// one this rewriter may write over, else a new file.
-    fn open_temp(&self) -> std::io::Result<std::fs::File> {
+    /// The temporary file, opened for writing from its start, and its length: the spare
+    /// text when there is one this rewriter may write over, else a new file.
+    fn open_temp(&self) -> std::io::Result<(std::fs::File, u64)> {
         if self.spare {
             let spare = (std::fs::OpenOptions::new().write(true))
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(&self.temp);
             // A text with another name too (a hard link the user made to the output) is not
             // written over, nor what a symbolic link put there points to.
-            match spare {
-                Ok(file) if file.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1) => {
-                    return Ok(file)
-                }
-                _ => {
-                    let _ = std::fs::remove_file(&self.temp);
+            if let Ok(file) = spare {
+                if let Some(m) = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file() && m.nlink() == 1)
+                {
+                    return Ok((file, m.len()));
                 }
             }
+            let _ = std::fs::remove_file(&self.temp);
         }
-        std::fs::File::create(&self.temp)
+        // A new file: created empty (or emptied, if something took the name meanwhile).
+        std::fs::File::create(&self.temp).map(|file| (file, 0))
     }
 }
 
