@@ -200,7 +200,6 @@ mod tests {
             })
             .collect();
         for threads in 1..=3 {
-            let no_more = |rules| (rules, Vec::<()>::new());
             assert_eq!(Rules::sort_parts(&parts, threads, no_more).0, sorted);
         }
         let got: Vec<(AtomId, Vec<GroundLiteral>)> =
