@@ -44,7 +44,7 @@ impl LiveRun {
         output: &Path,
         diff: bool,
     ) -> Result<LiveRun, i32> {
-        keep_freed_memory();
+        tune_allocator();
         let start = Instant::now();
         // The first grounding is watched like `ground`'s; the edits after it are not (an edit
         // that explodes stops with the engine's error and the last good output stays).
@@ -136,8 +136,8 @@ impl LiveRun {
                 line.push_str(&l);
             }
         }
-        if self.last.is_some() {
-            self.last = Some(game.clone());
+        if let Some(last) = &mut self.last {
+            last.clone_from(game);
         }
         Ok(line)
     }
@@ -165,7 +165,8 @@ impl Output {
     }
 }
 
-/// Tells the allocator to keep memory freed for the next edit rather than give it back.
+/// Sets the allocator for a run of edits: memory freed is kept for the next edit rather than
+/// given back, and small blocks are merged as they are freed.
 ///
 /// Each edit builds the new ground game's arrays and frees the last one's, a few megabytes
 /// to tens. With glibc's defaults, whether those come from memory the process already has
@@ -177,8 +178,8 @@ impl Output {
 ///
 /// Small blocks freed are merged with their neighbours as they are freed (no "fast bins"):
 /// an edit frees thousands, and glibc merged them all at once in whichever larger allocation
-/// came next, a burst that was a tenth of a small game's edit.
-fn keep_freed_memory() {
+/// came next. Connect four's goal edits 0.192–0.202 → 0.186–0.189 ms to file.
+fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets the allocator's parameters, under the allocator's own lock.
     unsafe {
