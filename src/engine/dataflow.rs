@@ -281,7 +281,7 @@ fn once_each(plan: &Plan, rules: &[usize], given: &BTreeSet<RelId>, lookups: &Lo
             (true, _) => false,
         }
     };
-    let reads = rules.iter().flat_map(|&r| &plan.rules[r].steps);
+    let reads = rules.iter().flat_map(|&r| plan.rules[r].steps.iter());
     plan.supports.is_empty()
         && reads
             .filter_map(|step| match step {

@@ -109,7 +109,7 @@ pub struct Rule {
 /// [`fixpoint`]: no rule antijoins a relation that is not a lookup (one derived in the run),
 /// so no update is a retraction.
 pub fn fits(plan: &Plan, lookups: &Lookups) -> bool {
-    (plan.rules.iter().flat_map(|rule| &rule.steps)).all(|step| match step {
+    (plan.rules.iter().flat_map(|rule| rule.steps.iter())).all(|step| match step {
         Step::Antijoin { rel, .. } => lookups.set(*rel).is_some(),
         _ => true,
     })

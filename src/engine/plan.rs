@@ -19,6 +19,7 @@ use crate::program::encoding::Encoding;
 use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, Term, VarId};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One step of a rule's chain, applied to the bindings so far.
 #[derive(Clone, Debug)]
@@ -72,14 +73,21 @@ pub struct RulePlan {
     pub head_rel: RelId,
     /// The head's arguments.
     pub head: Pattern,
-    /// The steps, in order; the first `Join` starts from the empty binding.
-    pub steps: Vec<Step>,
+    /// The steps, in order; the first `Join` starts from the empty binding. Shared: plans
+    /// taken from a [`Memo`] are copies (copying the steps was half of planning a connect
+    /// four goal edit from the memo).
+    pub steps: Arc<Vec<Step>>,
     /// The variables of the final binding, in order.
     pub binding: Vec<VarId>,
     /// How many variables the rule has.
     pub vars: usize,
     /// Whether the head relation is in a recursive component (its terms may grow).
     pub recursive: bool,
+    /// The id of the [`Memo`] entry it was taken from (`None`: planned without one). Ids
+    /// are never reused, so plans with equal ids are the same plan of the same rule in the
+    /// same context, whatever their `source` and `recursive`: a live session reuses what it
+    /// made of one (its rule in the live space) instead of making it again every version.
+    pub memo_id: Option<u64>,
 }
 
 impl RulePlan {
@@ -272,7 +280,7 @@ impl Plan {
         let copied =
             |rel: RelId| (self.rules.iter()).any(|r| r.head_rel == rel && r.copies().is_some());
         let negated = |rel: RelId| {
-            (self.rules.iter().flat_map(|r| &r.steps))
+            (self.rules.iter().flat_map(|r| r.steps.iter()))
                 .any(|step| matches!(step, Step::Antijoin { rel: a, .. } if *a == rel))
         };
         let Some(&first) = rules.first() else {
@@ -400,7 +408,13 @@ impl Memo {
         if let Some(found) = self.plans.borrow_mut().get(&room[..]) {
             return found.clone();
         }
-        let planned = plan();
+        // Unique in the process: a memo made afresh (new statistics) reuses no id.
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let planned = RulePlan {
+            memo_id: Some(id),
+            ..plan()
+        };
         self.plans
             .borrow_mut()
             .insert(room[..].into(), planned.clone());
@@ -573,10 +587,11 @@ fn plan_afresh(
         source: None,
         head_rel: rule.head.rel,
         head,
-        steps,
+        steps: Arc::new(steps),
         binding,
         vars,
         recursive: false,
+        memo_id: None,
     }
 }
 
@@ -863,7 +878,14 @@ mod tests {
                 let remembered =
                     Plan::with_kinds(program, &encoding, part, (&stats, Some(&memo)), &kinds);
                 let afresh = Plan::new(program, &encoding, part, &stats);
-                let show = |plan: &Plan| format!("{:?}", plan.rules);
+                // The memo's ids aside, which only remembered plans have.
+                let show = |plan: &Plan| {
+                    let rules = plan.rules.iter().map(|r| RulePlan {
+                        memo_id: None,
+                        ..r.clone()
+                    });
+                    format!("{:?}", rules.collect::<Vec<_>>())
+                };
                 assert_eq!(show(&remembered), show(&afresh), "{part:?}, edited: {edit}");
             }
         }

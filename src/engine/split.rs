@@ -25,6 +25,7 @@ use super::plan::{components, Plan, RulePlan, Step};
 use crate::program::encoding::{token_arity, Token};
 use crate::program::{Keyword, Program, RelId, VarId};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// `plan` (of the classic model's [`Part::Rest`](super::plan::Part::Rest)) with `true` and
 /// `next` split by fluent functor where every rule allows it, unchanged otherwise.
@@ -67,7 +68,7 @@ pub fn split(mut plan: Plan, program: &Program) -> Plan {
             continue;
         }
         rule.head_rel = rename(rule.head_rel, &rule.head);
-        for step in &mut rule.steps {
+        for step in Arc::make_mut(&mut rule.steps) {
             if let Step::Join { rel, pattern, .. } | Step::Antijoin { rel, pattern } = step {
                 *rel = rename(*rel, pattern);
             }
@@ -134,15 +135,16 @@ fn copy(token: Token, head: RelId, from: RelId, arities: &[u32]) -> RulePlan {
         source: None,
         head_rel: head,
         head: pattern.clone(),
-        steps: vec![Step::Join {
+        steps: Arc::new(vec![Step::Join {
             rel: from,
             pattern,
             key: Vec::new(),
             new: vars.clone(),
-        }],
+        }]),
         binding: vars,
         vars: arity as usize,
         recursive: false,
+        memo_id: None,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::above::{self, Above, World};
 use super::grouped::Grouped;
-use super::rules::{candidates, plan, Candidate, Planned, RuleKey};
+use super::rules::{candidates, plan, Candidate, Made, Planned, RuleKey};
 use super::space::{Mapping, Space};
 use super::statics::{kept_rows, replace_unkept};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
@@ -88,6 +88,8 @@ pub struct LiveGame {
     options: Options,
     /// The statistics the last update planned with, and the rule plans made with them.
     stats: Option<(Stats, Memo)>,
+    /// What the last versions made of those plans in the space.
+    made: Made,
     space: Space,
     mapping: Mapping,
     /// The id of every shape.
@@ -144,6 +146,7 @@ impl LiveGame {
                 ..options.clone()
             },
             stats: None,
+            made: Made::default(),
             space: Space::default(),
             mapping: Mapping::default(),
             shapes: HashMap::new(),
@@ -213,7 +216,10 @@ impl LiveGame {
         let room = FastMap::with_capacity_and_hasher(self.enabled.len(), Default::default());
         let mut old = std::mem::replace(&mut self.enabled, room);
         let mut change = Change::default();
-        let (static_rules, rules) = candidates(planned, program, encoding, &mapping, &exact);
+        self.made.begin(mapping == self.mapping);
+        let made = &mut self.made;
+        let (static_rules, rules) =
+            candidates(planned, (program, encoding), &mapping, &exact, made);
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);
         if static_rules != self.static_rules {
             static_changes = changed(&self.static_rules, &static_rules);
@@ -246,7 +252,7 @@ impl LiveGame {
             change.given = replace_unkept(&mut self.static_atoms, fresh, &kept);
             self.static_rules = static_rules;
         }
-        let order = above::relations(rules.iter().map(|c| &c.plan));
+        let order = above::relations(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
         for Candidate {

@@ -96,7 +96,7 @@ impl LiveRule {
         let mut bound: Vec<VarId> = Vec::new();
         let mut all_bound = Vec::new();
         let mut ops = Vec::new();
-        for step in &plan.steps {
+        for step in plan.steps.iter() {
             all_bound.push(bound.clone());
             ops.push(match step {
                 Step::Join {

@@ -5,15 +5,18 @@ use super::space::Mapping;
 use crate::engine::pattern::{pattern, Pattern};
 use crate::engine::plan::{Kinds, Memo, Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
+use crate::hash::Recent;
 use crate::program::encoding::Encoding;
 use crate::program::{Builtin, Literal, Program, RelId};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
 
 /// One rule of a version, ready to run live.
 pub struct Candidate {
     /// Equal keys mean the same rule, evaluated the same way.
     pub key: RuleKey,
     /// The plan, in the space.
-    pub plan: RulePlan,
+    pub plan: Arc<RulePlan>,
     /// The program rule it comes from, if its instances are part of the ground program.
     pub instances: Option<usize>,
 }
@@ -21,8 +24,13 @@ pub struct Candidate {
 /// What makes two versions' rules the same, evaluated the same way: head, body literals (in
 /// the space, each with how it is evaluated, in a canonical order) and the literals its
 /// instances keep. Compared as data, not spelled: every rule of every version gets one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RuleKey {
+/// Shared, with its hash computed once: a version looks up every one of its rules' keys.
+#[derive(Clone, Debug)]
+pub struct RuleKey(Arc<(u64, KeyData)>);
+
+/// What a [`RuleKey`] holds.
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct KeyData {
     recursive: bool,
     head_rel: RelId,
     head: Pattern,
@@ -32,9 +40,98 @@ pub struct RuleKey {
 }
 
 impl RuleKey {
+    /// The key of `data`, its hash computed.
+    fn new(data: KeyData) -> RuleKey {
+        let hash = crate::hash::FastBuild::default().hash_one(&data);
+        RuleKey(Arc::new((hash, data)))
+    }
+
     /// The relation of the rule's head (in the space).
     pub fn head_rel(&self) -> RelId {
-        self.head_rel
+        self.0 .1.head_rel
+    }
+}
+
+impl PartialEq for RuleKey {
+    fn eq(&self, other: &RuleKey) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
+impl Eq for RuleKey {}
+
+impl Hash for RuleKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0 .0);
+    }
+}
+
+impl PartialOrd for RuleKey {
+    fn partial_cmp(&self, other: &RuleKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// By hash first: a version sorts its given rules' keys, mostly by one comparison each.
+impl Ord for RuleKey {
+    fn cmp(&self, other: &RuleKey) -> std::cmp::Ordering {
+        let (mine, theirs) = (&*self.0, &*other.0);
+        mine.0
+            .cmp(&theirs.0)
+            .then_with(|| match Arc::ptr_eq(&self.0, &other.0) {
+                true => std::cmp::Ordering::Equal,
+                false => mine.1.cmp(&theirs.1),
+            })
+    }
+}
+
+/// What [`candidates`] made of plans taken from the memo, by their [`RulePlan::memo_id`],
+/// kept while the versions map to the space alike: a version made every rule's key and
+/// space plan again, a fifth of a connect four goal edit.
+#[derive(Default)]
+pub struct Made {
+    /// By memo id, whether the plan is recursive, and its part ([`Use`]).
+    rules: Recent<(u64, bool, Use), (RuleKey, Arc<RulePlan>)>,
+}
+
+/// What a candidate's plan is made into: a given rule's key (no literals kept), or a rule
+/// of the dataflow's, with or without instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Use {
+    Given,
+    Derived,
+    Instances,
+}
+
+impl Made {
+    /// Begins a version: what the last one used stays if `same_space` (the version maps to
+    /// the space as the last one did), else nothing does.
+    pub fn begin(&mut self, same_space: bool) {
+        if !same_space {
+            *self = Made::default();
+        }
+        self.rules.begin();
+    }
+
+    /// `plan`'s key and space plan: remembered, or made (the key with the literals `kept`
+    /// gives) and remembered when the plan is the memo's.
+    fn make(
+        &mut self,
+        plan: RulePlan,
+        part: Use,
+        mapping: &Mapping,
+        kept: impl FnOnce() -> Vec<LiteralKey>,
+    ) -> (RuleKey, Arc<RulePlan>) {
+        let id = plan.memo_id.map(|id| (id, plan.recursive, part));
+        if let Some(found) = id.and_then(|id| self.rules.get(&id)) {
+            return found.clone();
+        }
+        let plan = translate(plan, mapping);
+        let made = (key(&plan, kept()), Arc::new(plan));
+        if let Some(id) = id {
+            self.rules.insert(id, made.clone());
+        }
+        made
     }
 }
 
@@ -76,26 +173,28 @@ pub fn plan(
 /// A version's rules in the space of `mapping`: the keys of the rules that give the exact
 /// relations and the certain atoms (sorted: equal lists give equal atoms, which the dataflow
 /// is given rather than derives), and the candidates of every other rule of `planned` (for
-/// `program`, with `exact` as planned).
+/// `program`, with `exact` as planned). What `made` remembers is reused (see [`Made`]).
 pub fn candidates(
     planned: Planned,
-    program: &Program,
-    encoding: &Encoding,
+    (program, encoding): (&Program, &Encoding),
     mapping: &Mapping,
     exact: &[bool],
+    made: &mut Made,
 ) -> (Vec<RuleKey>, Vec<Candidate>) {
     let [exact_plan, certain_plan, rest] = planned.plans;
     let mut given: Vec<RuleKey> = (exact_plan.rules.into_iter().chain(certain_plan.rules))
-        .map(|rule| key(&translate(rule, mapping), Vec::new()))
+        .map(|rule| made.make(rule, Use::Given, mapping, Vec::new).0)
         .collect();
     given.sort_unstable();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(rest.rules.len());
     for rule in rest.rules {
         // The rest's heads are never exact: a rule with a source has instances.
         let instances = rule.source;
-        let plan = translate(rule, mapping);
-        let mut kept = Vec::new();
-        if let Some(source) = instances {
+        let kept = || {
+            let Some(source) = instances else {
+                return Vec::new();
+            };
+            let mut kept = Vec::new();
             for literal in &program.rules[source].body {
                 if let Literal::Pos(a) | Literal::Neg(a) = literal {
                     if !exact[a.rel as usize] {
@@ -106,9 +205,15 @@ pub fn candidates(
                     }
                 }
             }
-        }
+            kept
+        };
+        let part = match instances {
+            Some(_) => Use::Instances,
+            None => Use::Derived,
+        };
+        let (key, plan) = made.make(rule, part, mapping, kept);
         out.push(Candidate {
-            key: key(&plan, kept),
+            key,
             plan,
             instances,
         });
@@ -120,19 +225,19 @@ pub fn candidates(
 fn key(plan: &RulePlan, mut literals: Vec<LiteralKey>) -> RuleKey {
     literals.extend(plan.steps.iter().map(describe));
     literals.sort_unstable();
-    RuleKey {
+    RuleKey::new(KeyData {
         recursive: plan.recursive,
         head_rel: plan.head_rel,
         head: plan.head.clone(),
         vars: plan.vars,
         literals,
-    }
+    })
 }
 
 /// `plan` with its relations and tokens in the space, changed in place (its lists are the
 /// memo's copy, not shared).
 fn translate(mut plan: RulePlan, m: &Mapping) -> RulePlan {
-    for step in &mut plan.steps {
+    for step in Arc::make_mut(&mut plan.steps) {
         match step {
             Step::Join { rel, pattern, .. } | Step::Antijoin { rel, pattern } => {
                 *rel = m.relation(*rel);
