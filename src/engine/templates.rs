@@ -6,11 +6,11 @@ use super::pattern::{pattern, Pattern, Ranges, Row};
 use super::plan::Plan;
 use super::Instances;
 use crate::program::encoding::Encoding;
-use crate::program::{Literal, Program, RelId};
+use crate::program::{Literal, Program, RelId, Rule};
 use std::sync::Arc;
 
 /// A literal kept in instances: whether negated, its relation and arguments.
-type KeptLiteral = (bool, RelId, Pattern);
+pub type KeptLiteral = (bool, RelId, Pattern);
 
 /// Turns bindings into instances: the head and the dynamic body literals, instantiated.
 pub struct Templates {
@@ -39,12 +39,47 @@ impl Templates {
     }
 }
 
-/// The instance form of every rule of a program: its head and the body literals over
-/// relations not computed exactly (those, true by construction, are left out).
+/// A rule's instance form: its head and the body literals over relations not computed
+/// exactly (those, true by construction, are left out).
+#[derive(Debug)]
+pub struct Form {
+    head_rel: RelId,
+    head: Pattern,
+    kept: Vec<KeptLiteral>,
+}
+
+impl Form {
+    /// The form of `program`'s `rule`, given which relations are computed exactly.
+    pub fn new(program: &Program, encoding: &Encoding, rule: &Rule, is_static: &[bool]) -> Form {
+        let kept = (rule.body.iter())
+            .filter_map(|l| match l {
+                Literal::Pos(a) if !is_static[a.rel as usize] => {
+                    Some((false, a.rel, pattern(program, encoding, &a.args)))
+                }
+                Literal::Neg(a) if !is_static[a.rel as usize] => {
+                    Some((true, a.rel, pattern(program, encoding, &a.args)))
+                }
+                _ => None,
+            })
+            .collect();
+        Form {
+            head_rel: rule.head.rel,
+            head: pattern(program, encoding, &rule.head.args),
+            kept,
+        }
+    }
+
+    /// The literals its instances keep: whether negated, relation and arguments.
+    pub fn kept(&self) -> &[KeptLiteral] {
+        &self.kept
+    }
+}
+
+/// The instance form of every rule of a program.
 #[derive(Default)]
 pub struct Forms {
-    /// Each rule's head relation and arguments, and its kept literals.
-    rules: Vec<(RelId, Pattern, Vec<KeptLiteral>)>,
+    /// Each rule's form (shared: a live session's versions share their unchanged rules').
+    rules: Vec<Arc<Form>>,
     arities: Arc<Vec<u32>>,
     /// Which relations some kept literal negates, by relation.
     negated: Vec<bool>,
@@ -53,30 +88,25 @@ pub struct Forms {
 impl Forms {
     /// The forms of `program`'s rules, given which relations are computed exactly.
     pub fn new(program: &Program, encoding: &Encoding, is_static: &[bool]) -> Forms {
-        let rules: Vec<(RelId, Pattern, Vec<KeptLiteral>)> = program
-            .rules
-            .iter()
-            .map(|rule| {
-                let kept = rule
-                    .body
-                    .iter()
-                    .filter_map(|l| match l {
-                        Literal::Pos(a) if !is_static[a.rel as usize] => {
-                            Some((false, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        Literal::Neg(a) if !is_static[a.rel as usize] => {
-                            Some((true, a.rel, pattern(program, encoding, &a.args)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let head = pattern(program, encoding, &rule.head.args);
-                (rule.head.rel, head, kept)
+        Forms::with_known(program, encoding, is_static, |_| None)
+    }
+
+    /// [`Forms::new`], taking the form of rule `i` from `known(i)` where it gives one (made
+    /// for a rule equal to `i`, with the same relations computed exactly).
+    pub fn with_known(
+        program: &Program,
+        encoding: &Encoding,
+        is_static: &[bool],
+        mut known: impl FnMut(usize) -> Option<Arc<Form>>,
+    ) -> Forms {
+        let rules: Vec<Arc<Form>> = (program.rules.iter().enumerate())
+            .map(|(i, rule)| {
+                known(i).unwrap_or_else(|| Arc::new(Form::new(program, encoding, rule, is_static)))
             })
             .collect();
         let mut negated = vec![false; program.relations.len()];
         for rule in &rules {
-            for &(n, rel, _) in &rule.2 {
+            for &(n, rel, _) in &rule.kept {
                 negated[rel as usize] |= n;
             }
         }
@@ -89,7 +119,7 @@ impl Forms {
 
     /// The relations rule `source`'s instances hold negated literals of.
     pub fn negated_in(&self, source: usize) -> impl Iterator<Item = RelId> + '_ {
-        (self.rules[source].2.iter()).filter_map(|&(negated, rel, _)| negated.then_some(rel))
+        (self.rules[source].kept.iter()).filter_map(|&(negated, rel, _)| negated.then_some(rel))
     }
 
     /// Whether an instance may hold a negated literal of relation `rel`.
@@ -108,7 +138,11 @@ impl Forms {
         out: &mut Instances,
     ) {
         ranges.read_binding(vars, binding, &self.arities);
-        let (head_rel, head, kept) = &self.rules[source];
+        let Form {
+            head_rel,
+            head,
+            kept,
+        } = &*self.rules[source];
         out.start_with(source, *head_rel, kept.len(), |arena| {
             ranges.instantiate(head, binding, arena)
         });

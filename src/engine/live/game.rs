@@ -255,12 +255,17 @@ impl LiveGame {
         let order = above::relations(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
+        let mut forms = vec![None; program.rules.len()];
         for Candidate {
             key,
             plan,
             instances,
+            form,
         } in rules
         {
+            if let Some(source) = instances {
+                forms[source] = form;
+            }
             let key = (is_above.contains(&plan.head_rel), key);
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
@@ -330,7 +335,7 @@ impl LiveGame {
             && edit.instances_added + edit.instances_removed == 0
             && mapping == self.mapping
             && exact == self.exact;
-        let forms = Forms::new(program, encoding, &exact);
+        let forms = Forms::with_known(program, encoding, &exact, |i| forms[i].take());
         let previous = Previous {
             mapping: std::mem::replace(&mut self.mapping, mapping),
             sources,

@@ -2,12 +2,13 @@
 //! given a key that says when two versions hold the same rule.
 
 use super::space::Mapping;
-use crate::engine::pattern::{pattern, Pattern};
+use crate::engine::pattern::Pattern;
 use crate::engine::plan::{Kinds, Memo, Part, Plan, RulePlan, Step};
 use crate::engine::stats::Stats;
+use crate::engine::templates::Form;
 use crate::hash::Recent;
 use crate::program::encoding::Encoding;
-use crate::program::{Builtin, Literal, Program, RelId};
+use crate::program::{Builtin, Program, RelId};
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
@@ -19,7 +20,13 @@ pub struct Candidate {
     pub plan: Arc<RulePlan>,
     /// The program rule it comes from, if its instances are part of the ground program.
     pub instances: Option<usize>,
+    /// That rule's instance form.
+    pub form: Option<Arc<Form>>,
 }
+
+/// What a version makes of a rule plan: its key, its plan in the space, and the instance
+/// form of its program rule (if it has instances).
+type MadeRule = (RuleKey, Arc<RulePlan>, Option<Arc<Form>>);
 
 /// What makes two versions' rules the same, evaluated the same way: head, body literals (in
 /// the space, each with how it is evaluated, in a canonical order) and the literals its
@@ -91,7 +98,7 @@ impl Ord for RuleKey {
 #[derive(Default)]
 pub struct Made {
     /// By memo id, whether the plan is recursive, and its part ([`Use`]).
-    rules: Recent<(u64, bool, Use), (RuleKey, Arc<RulePlan>)>,
+    rules: Recent<(u64, bool, Use), MadeRule>,
 }
 
 /// What a candidate's plan is made into: a given rule's key (no literals kept), or a rule
@@ -113,21 +120,29 @@ impl Made {
         self.rules.begin();
     }
 
-    /// `plan`'s key and space plan: remembered, or made (the key with the literals `kept`
-    /// gives) and remembered when the plan is the memo's.
+    /// `plan`'s key, space plan and instance form: remembered, or made (the form by `form`,
+    /// the key with the literals the form keeps) and remembered when the plan is the memo's.
     fn make(
         &mut self,
         plan: RulePlan,
         part: Use,
         mapping: &Mapping,
-        kept: impl FnOnce() -> Vec<LiteralKey>,
-    ) -> (RuleKey, Arc<RulePlan>) {
+        form: impl FnOnce() -> Option<Form>,
+    ) -> MadeRule {
         let id = plan.memo_id.map(|id| (id, plan.recursive, part));
         if let Some(found) = id.and_then(|id| self.rules.get(&id)) {
             return found.clone();
         }
+        let form = form();
+        let kept = (form.iter().flat_map(|f| f.kept()))
+            .map(|(negated, rel, pattern)| {
+                let mut p = pattern.clone();
+                mapping.translate(&mut p);
+                LiteralKey::Kept(*negated, mapping.relation(*rel), p)
+            })
+            .collect();
         let plan = translate(plan, mapping);
-        let made = (key(&plan, kept()), Arc::new(plan));
+        let made = (key(&plan, kept), Arc::new(plan), form.map(Arc::new));
         if let Some(id) = id {
             self.rules.insert(id, made.clone());
         }
@@ -183,39 +198,27 @@ pub fn candidates(
 ) -> (Vec<RuleKey>, Vec<Candidate>) {
     let [exact_plan, certain_plan, rest] = planned.plans;
     let mut given: Vec<RuleKey> = (exact_plan.rules.into_iter().chain(certain_plan.rules))
-        .map(|rule| made.make(rule, Use::Given, mapping, Vec::new).0)
+        .map(|rule| made.make(rule, Use::Given, mapping, || None).0)
         .collect();
     given.sort_unstable();
     let mut out = Vec::with_capacity(rest.rules.len());
     for rule in rest.rules {
         // The rest's heads are never exact: a rule with a source has instances.
         let instances = rule.source;
-        let kept = || {
-            let Some(source) = instances else {
-                return Vec::new();
-            };
-            let mut kept = Vec::new();
-            for literal in &program.rules[source].body {
-                if let Literal::Pos(a) | Literal::Neg(a) = literal {
-                    if !exact[a.rel as usize] {
-                        let negated = matches!(literal, Literal::Neg(_));
-                        let mut p = pattern(program, encoding, &a.args);
-                        mapping.translate(&mut p);
-                        kept.push(LiteralKey::Kept(negated, mapping.relation(a.rel), p));
-                    }
-                }
-            }
-            kept
+        let form = || {
+            let rule = &program.rules[instances?];
+            Some(Form::new(program, encoding, rule, exact))
         };
         let part = match instances {
             Some(_) => Use::Instances,
             None => Use::Derived,
         };
-        let (key, plan) = made.make(rule, part, mapping, kept);
+        let (key, plan, form) = made.make(rule, part, mapping, form);
         out.push(Candidate {
             key,
             plan,
             instances,
+            form,
         });
     }
     (given, out)
