@@ -22,6 +22,7 @@ use super::plan::{components, Plan, Step};
 use super::split::state_relations;
 use crate::program::{Program, RelId};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// `plan` (of `program`, its `true` and `next` perhaps split by fluent) with each frame rule
 /// deriving a relation of its own (one per `next` relation).
@@ -60,7 +61,7 @@ pub fn detach(mut plan: Plan, program: &Program) -> Plan {
     for &frame in frames.values() {
         plan.renamed.insert(frame, next);
     }
-    plan.components = components(&mut plan.rules, ids as usize);
+    plan.components = Arc::new(components(&mut plan.rules, ids as usize));
     plan
 }
 

@@ -79,7 +79,7 @@ pub fn split(mut plan: Plan, program: &Program) -> Plan {
         plan.renamed.insert(base + 2 * i, truth);
         plan.renamed.insert(base + 2 * i + 1, next);
     }
-    plan.components = components(&mut rules, (base as usize) + 2 * parts.len());
+    plan.components = Arc::new(components(&mut rules, (base as usize) + 2 * parts.len()));
     plan.rules = rules;
     plan
 }
