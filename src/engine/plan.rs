@@ -412,13 +412,7 @@ impl Memo {
         let mut room = self.key.borrow_mut();
         room.clear();
         room.push(ids as u32);
-        for plan in rules.iter() {
-            room.push(plan.head_rel);
-            let at = room.len();
-            room.push(0);
-            room.extend(plan.reads());
-            room[at] = (room.len() - at - 1) as u32;
-        }
+        heads_and_reads(rules.iter(), &mut room);
         let known = self.components.borrow_mut().get(&room[..]).cloned();
         if let Some(known) = known {
             for component in known.iter() {
@@ -459,6 +453,19 @@ impl Memo {
             .borrow_mut()
             .insert(room[..].into(), planned.clone());
         planned
+    }
+}
+
+/// Writes each of `plans`' head relation and the relations it reads (after their count) to
+/// `out`: what the dependency graph of the plans' relations is made of, so that equal lists
+/// have equal graphs.
+pub fn heads_and_reads<'a>(plans: impl Iterator<Item = &'a RulePlan>, out: &mut Vec<u32>) {
+    for plan in plans {
+        out.push(plan.head_rel);
+        let at = out.len();
+        out.push(0);
+        out.extend(plan.reads());
+        out[at] = (out.len() - at - 1) as u32;
     }
 }
 

@@ -14,7 +14,7 @@ use super::grouped::Grouped;
 use super::{Delta, LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
 use crate::engine::pattern::{Ranges, Row};
-use crate::engine::plan::{RulePlan, Step};
+use crate::engine::plan::{heads_and_reads, RulePlan, Step};
 use crate::engine::shape::Shape;
 use crate::engine::Limits;
 use crate::hash::{FastMap, FastSet};
@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 /// The relations above the dataflow among the heads of `plans` (in the space), each after
 /// the relations it reads.
-pub fn relations<'a>(plans: impl Iterator<Item = &'a RulePlan>) -> Vec<RelId> {
+fn relations<'a>(plans: impl Iterator<Item = &'a RulePlan>) -> Vec<RelId> {
     let mut edges: Vec<Vec<RelId>> = Vec::new();
     let mut heads: Vec<RelId> = Vec::new();
     let grow = |edges: &mut Vec<Vec<RelId>>, rel: RelId| {
@@ -60,6 +60,31 @@ pub fn relations<'a>(plans: impl Iterator<Item = &'a RulePlan>) -> Vec<RelId> {
     (components.into_iter().flatten())
         .filter(|&r| above[r as usize])
         .collect()
+}
+
+/// The last version's relations above the dataflow, kept with the heads and reads of the
+/// plans they were found for: a version whose plans have the same ([`heads_and_reads`], as
+/// after most edits of one rule) has the same, without finding them again (a twentieth of
+/// a connect four goal edit).
+#[derive(Default)]
+pub struct Order {
+    graph: Vec<u32>,
+    relations: Vec<RelId>,
+    /// Room for the next version's heads and reads.
+    room: Vec<u32>,
+}
+
+impl Order {
+    /// [`relations`] of `plans`.
+    pub fn of<'a>(&mut self, plans: impl Iterator<Item = &'a RulePlan> + Clone) -> Vec<RelId> {
+        self.room.clear();
+        heads_and_reads(plans.clone(), &mut self.room);
+        if self.room != self.graph {
+            self.relations = relations(plans);
+            std::mem::swap(&mut self.room, &mut self.graph);
+        }
+        self.relations.clone()
+    }
 }
 
 /// The rules of the relations above and what they derived.

@@ -103,6 +103,8 @@ pub struct LiveGame {
     enabled: FastMap<(bool, RuleKey), Vec<Enabled>>,
     /// The rules above the dataflow and what they derived.
     above: Above,
+    /// Which relations are above it.
+    order: above::Order,
     next_rule: RuleId,
     /// The keys of the rules that give the exact relations and the certain atoms, sorted.
     static_rules: Vec<RuleKey>,
@@ -154,6 +156,7 @@ impl LiveGame {
             unsent: Vec::new(),
             enabled: FastMap::default(),
             above: Above::default(),
+            order: above::Order::default(),
             next_rule: 0,
             static_rules: Vec::new(),
             static_atoms: FastSet::default(),
@@ -252,7 +255,7 @@ impl LiveGame {
             change.given = replace_unkept(&mut self.static_atoms, fresh, &kept);
             self.static_rules = static_rules;
         }
-        let order = above::relations(rules.iter().map(|c| &*c.plan));
+        let order = self.order.of(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
         let mut forms = vec![None; program.rules.len()];
