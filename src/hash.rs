@@ -98,6 +98,15 @@ impl<K: std::hash::Hash + Eq, V> Recent<K, V> {
         K: std::borrow::Borrow<Q>,
         Q: std::hash::Hash + Eq + ?Sized,
     {
+        self.get_mut(key).map(|value| &*value)
+    }
+
+    /// [`Recent::get`], the entry mutable.
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
         let (value, used) = self.entries.get_mut(key)?;
         *used = self.version;
         Some(value)
