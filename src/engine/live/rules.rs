@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct Candidate {
     /// Equal keys mean the same rule, evaluated the same way.
     pub key: RuleKey,
-    /// The plan, in the space.
+    /// The plan, in the space. Shared by equal rules (see [`Made`]): its `source` is the
+    /// rule it was first made for, so the rule's own is `instances`.
     pub plan: Arc<RulePlan>,
     /// The program rule it comes from, if its instances are part of the ground program.
     pub instances: Option<usize>,
