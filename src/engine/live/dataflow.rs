@@ -210,8 +210,8 @@ fn complete(rule: &LiveRule, step: u32) -> bool {
     rule.ops.len() == step as usize
 }
 
-/// The head atoms of the complete bindings among `partials`; a head nested deeper than the
-/// limit stops the run.
+/// The head atoms of the complete bindings among `partials`, with their copies (see
+/// [`LiveRule::copies`]); a head nested deeper than the limit stops the run.
 fn heads<'s, T: Timestamp + Lattice + Ord>(
     partials: Partials<'s, T>,
     registry: &Shared,
@@ -224,19 +224,39 @@ fn heads<'s, T: Timestamp + Lattice + Ord>(
     partials.flat_map(move |(r, s, row)| {
         let reg = reg.borrow();
         let rule = reg.rule(r);
-        if !complete(rule, s) || guard.stop() {
-            return None;
-        }
-        ranges.room(rule.vars);
-        ranges.read_binding(&rule.bound[s as usize], &row, &reg.arities);
-        let mut atom = Row::new();
-        ranges.instantiate(&rule.head, &row, &mut atom);
-        if rule.recursive && depth(&atom, &reg.arities) > limits.max_depth {
-            limits.exceeded(rule.head_rel, &atom);
-            return None;
-        }
-        Some((rule.head_rel, atom))
+        let atom = (complete(rule, s) && !guard.stop())
+            .then(|| head(rule, s, &row, &mut ranges, &reg.arities, &limits))
+            .flatten();
+        // No allocation for a rule without copies (the most).
+        let copies: Vec<(RelId, Row)> = match &atom {
+            Some(atom) => rule.copies.iter().map(|&c| (c, atom.clone())).collect(),
+            None => Vec::new(),
+        };
+        copies
+            .into_iter()
+            .chain(atom.map(|atom| (rule.head_rel, atom)))
     })
+}
+
+/// The head atom of `rule`'s complete binding `row` (waiting at op `s`), or `None` if it is
+/// nested deeper than the limit (which stops the run).
+fn head(
+    rule: &LiveRule,
+    s: u32,
+    row: &Row,
+    ranges: &mut Ranges,
+    arities: &[u32],
+    limits: &Limits,
+) -> Option<Row> {
+    ranges.room(rule.vars);
+    ranges.read_binding(&rule.bound[s as usize], row, arities);
+    let mut atom = Row::new();
+    ranges.instantiate(&rule.head, row, &mut atom);
+    if rule.recursive && depth(&atom, arities) > limits.max_depth {
+        limits.exceeded(rule.head_rel, &atom);
+        return None;
+    }
+    Some(atom)
 }
 
 /// [`advance`] for the registered rule `r`: the partial binding with its rule.

@@ -2,6 +2,7 @@
 //! and instances kept current as versions change.
 
 use super::above::{self, Above, World};
+use super::copies::Copies;
 use super::grouped::Grouped;
 use super::rules::{candidates, plan, Candidate, Made, Planned, RuleKey};
 use super::space::{Mapping, Space};
@@ -98,9 +99,9 @@ pub struct LiveGame {
     shape_list: Vec<Arc<Shape>>,
     /// The shapes the dataflow has not been sent yet (first used by rules above it).
     unsent: Vec<(ShapeId, Arc<Shape>)>,
-    /// Enabled rules by whether they are above the dataflow and key (a key may be held by
-    /// several equal rules).
-    enabled: FastMap<(bool, RuleKey), Vec<Enabled>>,
+    /// Enabled rules by whether they are above the dataflow, the relations that copy their
+    /// atoms ([`Copies`]), and key (a key may be held by several equal rules).
+    enabled: FastMap<(bool, Vec<RelId>, RuleKey), Vec<Enabled>>,
     /// The rules above the dataflow and what they derived.
     above: Above,
     /// Which relations are above it.
@@ -257,25 +258,40 @@ impl LiveGame {
         }
         let order = self.order.of(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
+        let exact_in_space: FastSet<RelId> = in_space(&mapping, &exact).into_iter().collect();
+        let copies = Copies::new(&rules, &is_above, |r| exact_in_space.contains(&r));
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
         let mut forms = vec![None; program.rules.len()];
-        for Candidate {
-            key,
-            plan,
-            instances,
-            form,
-        } in rules
+        for (
+            i,
+            Candidate {
+                key,
+                plan,
+                instances,
+                form,
+            },
+        ) in rules.into_iter().enumerate()
         {
             if let Some(source) = instances {
                 forms[source] = form;
             }
-            let key = (is_above.contains(&plan.head_rel), key);
+            if copies.folded(i) {
+                continue;
+            }
+            let above = is_above.contains(&plan.head_rel);
+            let also = match above {
+                true => Vec::new(),
+                false => copies.of(plan.head_rel).to_vec(),
+            };
+            let key = (above, also, key);
             let kept = old.get_mut(&key).and_then(|same| same.pop());
             let (id, rule) = match kept {
                 Some(e) => (e.id, e.rule),
                 None => {
                     let mut shape_id = |shape: Shape| self.shape_id(shape);
-                    let rule = Arc::new(LiveRule::new(&plan, instances.is_some(), &mut shape_id));
+                    let also = key.1.clone();
+                    let rule = LiveRule::new(&plan, instances.is_some(), also, &mut shape_id);
+                    let rule = Arc::new(rule);
                     let id = self.next_rule;
                     self.next_rule += 1;
                     match key.0 {
@@ -295,7 +311,7 @@ impl LiveGame {
             };
             self.enabled.entry(key).or_default().push(enabled);
         }
-        for ((is_above, _), gone) in old {
+        for ((is_above, _, _), gone) in old {
             match is_above {
                 true => above_changes.1 += gone.len(),
                 false => change.removed.extend(gone.iter().map(|e| e.id)),

@@ -19,6 +19,7 @@
 //! (connect four's edits took 0.45 ms less on 3 levels than on 8).
 
 mod above;
+mod copies;
 mod dataflow;
 mod game;
 mod grouped;
@@ -84,13 +85,18 @@ pub struct LiveRule {
     pub recursive: bool,
     /// Whether its bindings are reported (its instances are part of the ground program).
     pub instances: bool,
+    /// The relations whose atoms copy its head's ([`copies`]): each head atom is also an
+    /// atom of these, in the same iteration. Empty for the rules above the dataflow.
+    pub copies: Vec<RelId>,
 }
 
 impl LiveRule {
-    /// The live form of `plan`, its join literals' shapes numbered by `shape_id`.
+    /// The live form of `plan`, its join literals' shapes numbered by `shape_id`, its head's
+    /// atoms copied into the relations `copies`.
     pub fn new(
         plan: &RulePlan,
         instances: bool,
+        copies: Vec<RelId>,
         shape_id: &mut dyn FnMut(Shape) -> ShapeId,
     ) -> LiveRule {
         let mut bound: Vec<VarId> = Vec::new();
@@ -139,6 +145,7 @@ impl LiveRule {
             vars: plan.vars,
             recursive: plan.recursive,
             instances,
+            copies,
         }
     }
 
