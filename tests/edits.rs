@@ -792,6 +792,50 @@ fn static_edits_compute_again_only_the_relations_they_reach() {
     );
 }
 
+/// A game whose exact relation `mark` reads `cell`, whose rows hold functors.
+const MARKS: &str = "
+(role r)
+(col a) (col b)
+(num 1) (num 2)
+(flag 1)
+(<= (cell ?c ?x) (col ?c) (num ?x))
+(<= (mark ?c ?x) (cell ?c ?x) (flag ?x))
+(init (at 1))
+(<= (legal r (paint ?c ?x)) (true (at ?x)) (mark ?c ?x))
+(<= (next (at ?x)) (does r (paint ?c ?x)))
+(<= terminal (true (at 2)))
+(goal r 100)
+";
+
+/// The rows a static edit keeps are read in the new version's ids: `cell` is kept while
+/// `mark`, which reads it, is computed again, once with a constant new to the game first in
+/// the text (which moves the functor tokens of `cell`'s rows), once back, and once with the
+/// same ids (the last version's rows taken as they are); then a version moves the tokens
+/// with no static edit, and the next one's static edit reads `cell` in the moved ids.
+#[test]
+fn kept_rows_are_read_in_the_ids_of_the_version_that_reads_them() {
+    let versions = [
+        format!(
+            "(flag aa) {}",
+            MARKS.replace("(flag 1)", "(flag 1) (flag 2)")
+        ),
+        MARKS.to_string(),
+        MARKS.replace("(flag 1)", "(flag 2)"),
+        MARKS.to_string(),
+        format!("(<= terminal (true (aa 1))) {MARKS}"),
+        format!(
+            "(<= terminal (true (aa 1))) {}",
+            MARKS.replace("(flag 1)", "(flag 2)")
+        ),
+    ];
+    let kept = sessions_match_noting(MARKS, &versions, |update| update.edit.statics_kept);
+    assert_eq!(
+        kept,
+        [1, 1, 1, 1, 0, 1],
+        "exact relations that kept their rows"
+    );
+}
+
 /// Starts a session on `first`, applies each of `versions` in turn, and asserts that the
 /// ground game after each equals a full grounding of that version; returns for each version
 /// whether it was patched and whether the session said its ground game was the previous one

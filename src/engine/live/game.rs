@@ -6,7 +6,7 @@ use super::copies::Copies;
 use super::grouped::Grouped;
 use super::rules::{candidates, plan, Candidate, Made, Planned, RuleKey};
 use super::space::{Mapping, Space};
-use super::statics::{kept_rows, replace_unkept};
+use super::statics::{kept_rows, replace_unkept, take_kept, unreached};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
 use crate::engine::plan::{Kinds, Memo};
@@ -111,6 +111,10 @@ pub struct LiveGame {
     static_rules: Vec<RuleKey>,
     /// The atoms they give (space ids): the dataflow's given atoms.
     static_atoms: FastSet<(RelId, Row)>,
+    /// The rows they give (and the facts), sorted, in the ids of the current version if they
+    /// were computed for a version with those ids: the next version's unreached relations
+    /// are taken from them as they are (see [`take_kept`]).
+    static_rows: Option<Tables>,
     /// Every atom (space ids), by relation.
     atoms: Grouped,
     /// Every binding of the rules with instances, by rule.
@@ -161,6 +165,7 @@ impl LiveGame {
             next_rule: 0,
             static_rules: Vec::new(),
             static_atoms: FastSet::default(),
+            static_rows: None,
             atoms: Grouped::default(),
             bindings: Grouped::default(),
             exact: Vec::new(),
@@ -220,15 +225,17 @@ impl LiveGame {
         let room = FastMap::with_capacity_and_hasher(self.enabled.len(), Default::default());
         let mut old = std::mem::replace(&mut self.enabled, room);
         let mut change = Change::default();
-        self.made.begin(mapping == self.mapping);
+        let same_ids = mapping == self.mapping;
+        self.made.begin(same_ids);
         let made = &mut self.made;
         let (static_rules, rules) =
             candidates(planned, (program, encoding), &mapping, &exact, made);
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);
         if static_rules != self.static_rules {
             static_changes = changed(&self.static_rules, &static_rules);
+            let last_rows = self.static_rows.take().filter(|_| same_ids);
             let mut kept = FastSet::default();
-            let mut rows = match rows {
+            let rows = match rows {
                 Some(rows) => rows,
                 None => {
                     // The exact relations the edit did not reach keep their rows, if they are
@@ -236,7 +243,13 @@ impl LiveGame {
                     let heads =
                         differing(&self.static_rules, &static_rules).map(|(k, _)| k.head_rel());
                     let known = (in_space(&mapping, &exact) == exact_before)
-                        .then(|| kept_rows(program, &mapping, &exact, heads, &self.static_atoms))
+                        .then(|| {
+                            let unreached = unreached(program, &mapping, &exact, heads);
+                            match last_rows {
+                                Some(mut last) => Some(take_kept(&unreached, &mut last)),
+                                None => kept_rows(&unreached, &mapping, &self.static_atoms),
+                            }
+                        })
                         .flatten()
                         .unwrap_or_default();
                     kept = known.keys().copied().collect();
@@ -250,11 +263,14 @@ impl LiveGame {
             };
             // The kept relations' atoms are the last version's: only the others are compared.
             statics_kept = kept.len();
-            rows.retain(|rel, _| !kept.contains(rel));
+            let fresh = static_atoms(&rows, &kept, &exact, &mapping);
             let kept = kept.into_iter().map(|r| mapping.relation(r)).collect();
-            let fresh = static_atoms(rows, &exact, &mapping);
             change.given = replace_unkept(&mut self.static_atoms, fresh, &kept);
+            self.static_rows = Some(rows);
             self.static_rules = static_rules;
+        } else if !same_ids {
+            // Kept only in the ids of the version that computed them.
+            self.static_rows = None;
         }
         let order = self.order.of(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
@@ -596,15 +612,20 @@ fn differing<'a, T: Ord>(before: &'a [T], after: &'a [T]) -> impl Iterator<Item 
     })
 }
 
-/// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`:
-/// those of the relations computed exactly (`exact`) and the certain atoms (ids past the
-/// program's relations).
-fn static_atoms(rows: Tables, exact: &[bool], mapping: &Mapping) -> FastSet<(RelId, Row)> {
-    let given = |rel: RelId| exact.get(rel as usize).is_none_or(|&e| e);
-    (rows.into_iter().filter(|(rel, _)| given(*rel)))
-        .flat_map(|(rel, rows)| {
+/// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`,
+/// but those of the `kept` relations: those of the relations computed exactly (`exact`) and
+/// the certain atoms (ids past the program's relations).
+fn static_atoms(
+    rows: &Tables,
+    kept: &FastSet<RelId>,
+    exact: &[bool],
+    mapping: &Mapping,
+) -> FastSet<(RelId, Row)> {
+    let given = |rel: RelId| exact.get(rel as usize).is_none_or(|&e| e) && !kept.contains(&rel);
+    (rows.iter().filter(|(rel, _)| given(**rel)))
+        .flat_map(|(&rel, rows)| {
             let rel_id = mapping.relation(rel);
-            rows.into_iter().map(move |row| (rel_id, mapping.row(&row)))
+            rows.iter().map(move |row| (rel_id, mapping.row(row)))
         })
         .collect()
 }

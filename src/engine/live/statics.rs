@@ -14,19 +14,17 @@ use crate::engine::Tables;
 use crate::hash::FastSet;
 use crate::program::{Program, RelId};
 
-/// The rows, in the version's ids, of the exact relations of `program` (`exact`, as in the
-/// last version) that the edit did not reach, taken from `last` (the last version's static
-/// atoms, in the space of `mapping`'s). The edit reaches the relations of `changed` (space ids
-/// of the heads of the static rules that came or went) and every relation that reads one it
-/// reaches. Relations defined by facts alone are left out (the facts give them); `None` when
-/// a kept row has a functor this version lacks (the caller computes them all).
-pub(super) fn kept_rows(
+/// Which relations of `program` keep the last version's rows: the exact ones (`exact`, as
+/// in the last version) that the edit did not reach, by relation. The edit reaches the
+/// relations of `changed` (space ids of the heads of the static rules that came or went)
+/// and every relation that reads one it reaches. Relations defined by facts alone are left
+/// out (the facts give them).
+pub(super) fn unreached(
     program: &Program,
     mapping: &Mapping,
     exact: &[bool],
     changed: impl Iterator<Item = RelId>,
-    last: &FastSet<(RelId, Row)>,
-) -> Option<Tables> {
+) -> Vec<bool> {
     let n = program.relations.len();
     let mut readers = vec![Vec::new(); n];
     for (head, reads) in Dependencies::new(program).uses.into_iter().enumerate() {
@@ -43,16 +41,45 @@ pub(super) fn kept_rows(
         work.extend(&readers[rel as usize]);
     }
     let derived = derived_relations(program);
-    let kept = |r: RelId| exact[r as usize] && derived[r as usize] && !reached[r as usize];
+    (0..n)
+        .map(|r| exact[r] && derived[r] && !reached[r])
+        .collect()
+}
+
+/// The rows of the `kept` relations (by relation of the version), in the version's ids, from
+/// `last` (the last version's static atoms, in the space of `mapping`'s); `None` when a kept
+/// row has a functor this version lacks (the caller computes them all).
+pub(super) fn kept_rows(
+    kept: &[bool],
+    mapping: &Mapping,
+    last: &FastSet<(RelId, Row)>,
+) -> Option<Tables> {
     let mut tables = Tables::new();
     for (rel, row) in last {
-        let Some(r) = mapping.relation_back(*rel).filter(|&r| kept(r)) else {
+        let Some(r) = mapping.relation_back(*rel).filter(|&r| is_kept(kept, r)) else {
             continue;
         };
         tables.entry(r).or_default().push(mapping.row_back(row)?);
     }
     tables.values_mut().for_each(|rows| rows.sort_unstable());
     Some(tables)
+}
+
+/// The rows of the `kept` relations taken out of `last` (the last version's rows, sorted, in
+/// ids that mean the same in this version): no translation, no sort. Skirmish's step-counter
+/// edits spent 0.7 ms of their 12 sorting the kept rows that [`kept_rows`] reads from a set.
+pub(super) fn take_kept(kept: &[bool], last: &mut Tables) -> Tables {
+    let rels: Vec<RelId> = (last.keys().copied())
+        .filter(|&r| is_kept(kept, r))
+        .collect();
+    (rels.into_iter())
+        .filter_map(|r| Some((r, last.remove(&r)?)))
+        .collect()
+}
+
+/// Whether relation (or certain id) `rel` is among the `kept`.
+fn is_kept(kept: &[bool], rel: RelId) -> bool {
+    kept.get(rel as usize).is_some_and(|&k| k)
 }
 
 /// Replaces the atoms of `atoms` (space ids) outside the `kept` relations by `fresh` (which
