@@ -117,6 +117,11 @@ impl<K: std::hash::Hash + Eq, V> Recent<K, V> {
         self.entries.insert(key, (value, self.version));
     }
 
+    /// Forgets the entries whose value `keep` refuses.
+    pub fn retain(&mut self, mut keep: impl FnMut(&V) -> bool) {
+        self.entries.retain(|_, (value, _)| keep(value));
+    }
+
     /// Whether nothing is remembered.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()

@@ -58,6 +58,24 @@ impl Stats {
         }
     }
 
+    /// The relations whose rows differ between these statistics and `rows`, if `arities`
+    /// are theirs (`None`: other functor tokens, so that no row means the same).
+    pub fn changed(
+        &self,
+        rows: &BTreeMap<RelId, Vec<Row>>,
+        arities: &[u32],
+    ) -> Option<FastSet<RelId>> {
+        if self.arities[..] != *arities {
+            return None;
+        }
+        let differs = |rel: &RelId, mine: &Vec<Row>, theirs: &BTreeMap<RelId, Vec<Row>>| {
+            theirs.get(rel) != Some(mine)
+        };
+        let gone = (self.rows.iter()).filter(|(rel, mine)| differs(rel, mine, rows));
+        let came = (rows.iter()).filter(|(rel, theirs)| differs(rel, theirs, &self.rows));
+        Some(gone.chain(came).map(|(rel, _)| *rel).collect())
+    }
+
     /// Whether these statistics are over `rows` and `arities`: then they (and the orders
     /// they remember) hold for a program with those facts.
     pub fn over(&self, rows: &BTreeMap<RelId, Vec<Row>>, arities: &[u32]) -> bool {

@@ -188,13 +188,26 @@ impl LiveGame {
             crate::engine::run::facts(program, encoding),
             encoding.arities(),
         );
-        // The same facts give the same statistics: the rules they planned plan alike.
-        let (stats, memo) = match self.stats.take() {
-            Some((stats, memo)) if stats.over(&facts, &arities) => (stats, memo),
-            _ => {
-                let stats = Stats::new(facts, Arc::new(arities)).remembering_orders();
-                (stats, Memo::default())
-            }
+        // The same facts give the same statistics: the rules they planned plan alike. Other
+        // facts in the same tokens: the rules that read none of the relations whose facts
+        // changed plan alike.
+        let kept = match self.stats.take() {
+            Some((stats, memo)) if stats.over(&facts, &arities) => Ok((stats, memo)),
+            Some((stats, memo)) => match stats.changed(&facts, &arities) {
+                Some(changed) => {
+                    memo.forget_reading(&changed);
+                    Err(memo)
+                }
+                None => Err(Memo::default()),
+            },
+            None => Err(Memo::default()),
+        };
+        let (stats, memo) = match kept {
+            Ok(kept) => kept,
+            Err(memo) => (
+                Stats::new(facts, Arc::new(arities)).remembering_orders(),
+                memo,
+            ),
         };
         let kinds = Kinds::new(program);
         let planned = plan(program, encoding, (&stats, Some(&memo)), &kinds);
