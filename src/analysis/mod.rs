@@ -18,29 +18,34 @@ pub struct Dependencies {
     pub negative: Vec<Vec<RelId>>,
 }
 
+/// Calls `f` with the relation of each atom of `literal` (those of a count's condition
+/// included) and whether it is used under negation or in a count.
+pub fn each_relation(literal: &Literal, f: &mut impl FnMut(RelId, bool)) {
+    fn walk(literal: &Literal, counted: bool, f: &mut impl FnMut(RelId, bool)) {
+        match literal {
+            Literal::Pos(a) => f(a.rel, counted),
+            Literal::Neg(a) => f(a.rel, true),
+            Literal::Builtin { .. } => {}
+            Literal::Count { condition, .. } => condition.iter().for_each(|c| walk(c, true, f)),
+        }
+    }
+    walk(literal, false, f)
+}
+
 impl Dependencies {
     /// The graph of `program`'s rules (operation rules add no edges).
     pub fn new(program: &Program) -> Dependencies {
         let n = program.relations.len();
         let (mut uses, mut negative) = (vec![Vec::new(); n], vec![Vec::new(); n]);
-        fn literal(l: &Literal, negated: bool, uses: &mut Vec<RelId>, neg: &mut Vec<RelId>) {
-            match l {
-                Literal::Pos(a) | Literal::Neg(a) => {
-                    uses.push(a.rel);
-                    if negated || matches!(l, Literal::Neg(_)) {
-                        neg.push(a.rel);
-                    }
-                }
-                Literal::Builtin { .. } => {}
-                Literal::Count { condition, .. } => {
-                    condition.iter().for_each(|c| literal(c, true, uses, neg))
-                }
-            }
-        }
         for rule in &program.rules {
             let h = rule.head.rel as usize;
             for l in &rule.body {
-                literal(l, false, &mut uses[h], &mut negative[h]);
+                each_relation(l, &mut |rel, negated| {
+                    uses[h].push(rel);
+                    if negated {
+                        negative[h].push(rel);
+                    }
+                });
             }
         }
         Dependencies { uses, negative }

@@ -13,7 +13,7 @@ use super::exists::only_tests_existence;
 use super::pattern::{each_item, pattern, variables, Item, Pattern};
 use super::stats::Stats;
 use crate::analysis::certain::{certain_relations, certain_rule};
-use crate::analysis::Dependencies;
+use crate::analysis::{each_relation, Dependencies};
 use crate::hash::{FastSet, Recent};
 use crate::program::encoding::Encoding;
 use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, Term, VarId};
@@ -587,7 +587,7 @@ fn plan_rule(
                 |out: &mut Vec<u32>| plan_key(context, rule, (vars, head_static), within, out);
             let reads = || {
                 let mut reads = Vec::new();
-                relations_of(&rule.body, &mut reads);
+                (rule.body.iter()).for_each(|l| each_relation(l, &mut |rel, _| reads.push(rel)));
                 reads.into()
             };
             memo.plan(key, plan, reads)
@@ -595,17 +595,6 @@ fn plan_rule(
         None => plan(),
     };
     RulePlan { source, ..planned }
-}
-
-/// Writes the relations of `literals`' atoms to `out`, those of counted conditions included.
-fn relations_of(literals: &[Literal], out: &mut Vec<RelId>) {
-    for literal in literals {
-        match literal {
-            Literal::Pos(a) | Literal::Neg(a) => out.push(a.rel),
-            Literal::Count { condition, .. } => relations_of(condition, out),
-            Literal::Builtin { .. } => {}
-        }
-    }
 }
 
 /// [`plan_rule`] without the memo, for no source rule.

@@ -14,6 +14,7 @@ use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
 use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
+use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -227,14 +228,13 @@ fn heads<'s, T: Timestamp + Lattice + Ord>(
         let atom = (complete(rule, s) && !guard.stop())
             .then(|| head(rule, s, &row, &mut ranges, &reg.arities, &limits))
             .flatten();
-        // No allocation for a rule without copies (the most).
-        let copies: Vec<(RelId, Row)> = match &atom {
-            Some(atom) => rule.copies.iter().map(|&c| (c, atom.clone())).collect(),
-            None => Vec::new(),
-        };
-        copies
-            .into_iter()
-            .chain(atom.map(|atom| (rule.head_rel, atom)))
+        // Inline: no allocation for a head and its one copy (`next`'s `true`).
+        let mut atoms: SmallVec<[(RelId, Row); 2]> = SmallVec::new();
+        if let Some(atom) = atom {
+            atoms.extend(rule.copies.iter().map(|&c| (c, atom.clone())));
+            atoms.push((rule.head_rel, atom));
+        }
+        atoms
     })
 }
 

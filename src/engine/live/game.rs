@@ -244,6 +244,7 @@ impl LiveGame {
         let (static_rules, rules) =
             candidates(planned, (program, encoding), &mapping, &exact, made);
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);
+        let exact_now = in_space(&mapping, &exact);
         if static_rules != self.static_rules {
             static_changes = changed(&self.static_rules, &static_rules);
             let last_rows = self.static_rows.take().filter(|_| same_ids);
@@ -255,11 +256,11 @@ impl LiveGame {
                     // the same relations as before.
                     let heads =
                         differing(&self.static_rules, &static_rules).map(|(k, _)| k.head_rel());
-                    let known = (in_space(&mapping, &exact) == exact_before)
+                    let known = (exact_now == exact_before)
                         .then(|| {
                             let unreached = unreached(program, &mapping, &exact, heads);
                             match last_rows {
-                                Some(mut last) => Some(take_kept(&unreached, &mut last)),
+                                Some(last) => Some(take_kept(&unreached, last)),
                                 None => kept_rows(&unreached, &mapping, &self.static_atoms),
                             }
                         })
@@ -287,8 +288,7 @@ impl LiveGame {
         }
         let order = self.order.of(rules.iter().map(|c| &*c.plan));
         let is_above: FastSet<RelId> = order.iter().copied().collect();
-        let exact_in_space: FastSet<RelId> = in_space(&mapping, &exact).into_iter().collect();
-        let copies = Copies::new(&rules, &is_above, |r| exact_in_space.contains(&r));
+        let copies = Copies::new(&rules, &is_above, |r| exact_now.binary_search(&r).is_ok());
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
         let mut forms = vec![None; program.rules.len()];
         for (

@@ -65,15 +65,12 @@ pub(super) fn kept_rows(
     Some(tables)
 }
 
-/// The rows of the `kept` relations taken out of `last` (the last version's rows, sorted, in
-/// ids that mean the same in this version): no translation, no sort. Skirmish's step-counter
+/// The rows of the `kept` relations among `last` (the last version's rows, sorted, in ids
+/// that mean the same in this version): no translation, no sort. Skirmish's step-counter
 /// edits spent 0.7 ms of their 12 sorting the kept rows that [`kept_rows`] reads from a set.
-pub(super) fn take_kept(kept: &[bool], last: &mut Tables) -> Tables {
-    let rels: Vec<RelId> = (last.keys().copied())
-        .filter(|&r| is_kept(kept, r))
-        .collect();
-    (rels.into_iter())
-        .filter_map(|r| Some((r, last.remove(&r)?)))
+pub(super) fn take_kept(kept: &[bool], last: Tables) -> Tables {
+    (last.into_iter())
+        .filter(|(r, _)| is_kept(kept, *r))
         .collect()
 }
 
