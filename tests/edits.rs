@@ -556,6 +556,36 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
 }
 
 #[test]
+fn watch_started_on_a_broken_game_grounds_the_first_save_that_fixes_it() {
+    let dir = scratch("watch-broken-start");
+    let game = dir.join("game.kif");
+    let out = dir.join("game.ground.kif");
+    let original = std::fs::read_to_string(TICTACTOE).unwrap();
+    let broken = original.replace("(<= terminal (line x))", "(<= terminal (line ?x)");
+    std::fs::write(&game, &broken).unwrap();
+    let (mut child, lines) = watch(&game, &["--saves", "2"]);
+    // The error with its location, and no output yet.
+    let said = lines.wait_for("watching it for a save that fixes it");
+    assert!(said.contains("game.kif:"), "{said}");
+    assert!(!out.exists());
+    // Still broken: said again, still no output.
+    std::fs::write(
+        &game,
+        broken.replace("(goal xplayer 50)", "(goal xplayer 40)"),
+    )
+    .unwrap();
+    let said = lines.wait_for("not re-grounded");
+    assert!(said.contains("is written once a version grounds"), "{said}");
+    assert!(!out.exists());
+    // Fixed: grounded afresh, and the output is the fixed game's.
+    std::fs::write(&game, &original).unwrap();
+    lines.wait_for("save 2: grounded afresh");
+    assert!(child.0.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+    assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
+}
+
+#[test]
 fn watch_stops_on_ctrl_c_and_leaves_only_its_output() {
     let dir = scratch("watch-interrupted");
     let game = dir.join("game.kif");

@@ -79,7 +79,8 @@ enum Command {
     /// by the whole ground stage (`--diff` also prints the ground rules and facts that
     /// changed). A save with
     /// a syntax or check error prints the error with its location and leaves the last good
-    /// output in place; fixing the file brings the output back.
+    /// output in place; fixing the file brings the output back. A game that is broken when
+    /// `watch` starts is watched too: the first save that fixes it is grounded.
     ///
     /// Example: gdlground watch examples/tictactoe.kif -o /tmp/tictactoe.ground.kif
     Watch(watch::Args),

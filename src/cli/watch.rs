@@ -3,7 +3,8 @@
 use super::ground::{EngineArgs, FormatArg};
 use super::interrupt::Interrupt;
 use super::live::{load_version, LiveRun};
-use super::SyntaxArg;
+use super::{SyntaxArg, EXIT_REJECTED};
+use gdlground::syntax::Syntax;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -39,6 +40,10 @@ pub struct Args {
 
 /// Runs `watch`, returning the exit code (on an error, after `--saves`, or after Ctrl-C:
 /// 128 + the signal, as a shell reports a process the signal killed).
+///
+/// A game that is rejected, or whose grounding fails, is watched all the same: the first
+/// save that fixes it grounds afresh (an author may start `watch` mid-edit). Only a file that
+/// cannot be read at the start is an error.
 pub fn run(args: &Args) -> i32 {
     let output = args
         .output
@@ -46,34 +51,43 @@ pub fn run(args: &Args) -> i32 {
         .unwrap_or_else(|| default_output(&args.game));
     // Taken before the first read: a save while the game is read and grounded is seen.
     let mut stamp = modified(&args.game);
-    let game = match super::load_game(&args.game, args.syntax) {
-        Ok(game) => game,
-        Err(code) => return code,
-    };
+    let (name, mut last_text) = (args.game.display().to_string(), None);
     let options = args.engine.options(Instant::now());
     let interrupt = Interrupt::catch();
-    let mut run = match LiveRun::start(&game, args.format, &options, &output, args.diff) {
-        Ok(run) => run,
+    // No session: the game was rejected or its grounding failed (then, or after an engine
+    // error later); the next good version grounds afresh.
+    let mut run = None;
+    match super::load_game(&args.game, args.syntax) {
+        Ok(game) => {
+            last_text = Some(game.source.text.clone());
+            run = LiveRun::start(&game, args.format, &options, &output, args.diff).ok();
+        }
+        Err(EXIT_REJECTED) => {}
         Err(code) => return code,
-    };
-    eprintln!(
-        "watching {} (writing {}); Ctrl-C stops",
-        args.game.display(),
-        output.display()
-    );
-    let (syntax, name) = (game.syntax, game.source.name.clone());
-    let mut last_text = game.source.text.clone();
+    }
+    // Whether this run has written the output (a file there from before is not its own).
+    let mut written = run.is_some();
+    match run {
+        Some(_) => eprintln!(
+            "watching {} (writing {}); Ctrl-C stops",
+            args.game.display(),
+            output.display()
+        ),
+        None => eprintln!(
+            "{name}: not grounded; watching it for a save that fixes it (then writing {}); Ctrl-C stops",
+            output.display()
+        ),
+    }
     let mut saves = 0;
-    // After an engine error the session is gone: the next good version grounds afresh.
-    let mut broken = false;
     while args.saves.is_none_or(|n| saves < n) {
         std::thread::sleep(Duration::from_millis(args.interval.max(10)));
         if let Some(signal) = interrupt.signal() {
             // The run is dropped: the output's spare text goes with it.
-            eprintln!(
-                "stopped; {} has the last good ground game",
-                output.display()
-            );
+            let kept = match written {
+                true => "has the last good ground game",
+                false => "was not written",
+            };
+            eprintln!("stopped; {} {kept}", output.display());
             return 128 + signal;
         }
         let now = modified(&args.game);
@@ -84,42 +98,46 @@ pub fn run(args: &Args) -> i32 {
         let Ok(text) = std::fs::read_to_string(&args.game) else {
             continue;
         };
-        if text == last_text {
+        if last_text.as_ref() == Some(&text) {
             continue;
         }
-        last_text = text.clone();
+        last_text = Some(text.clone());
         saves += 1;
+        let syntax =
+            (args.syntax.map(Into::into)).unwrap_or_else(|| Syntax::detect(&args.game, &text));
         let Some(version) = load_version(name.clone(), text, syntax) else {
-            eprintln!(
-                "{name}: not re-grounded; {} keeps the last good ground game",
-                output.display()
-            );
+            eprintln!("{name}: not re-grounded; {}", kept(&output, written));
             continue;
         };
         let label = format!("save {saves}");
-        let result = if broken {
-            LiveRun::start(&version, args.format, &options, &output, args.diff).map(|fresh| {
-                run = fresh;
-                format!("{label}: grounded afresh")
-            })
-        } else {
-            run.update(&version, &label)
+        let result = match run.as_mut() {
+            Some(session) => session.update(&version, &label),
+            None => {
+                LiveRun::start(&version, args.format, &options, &output, args.diff).map(|fresh| {
+                    (run, written) = (Some(fresh), true);
+                    format!("{label}: grounded afresh")
+                })
+            }
         };
         match result {
-            Ok(line) => {
-                broken = false;
-                eprintln!("{line}");
-            }
+            Ok(line) => eprintln!("{line}"),
             Err(_) => {
-                broken = true;
-                eprintln!(
-                    "{name}: not re-grounded; {} keeps the last good ground game",
-                    output.display()
-                );
+                // After an engine error the session is gone.
+                run = None;
+                eprintln!("{name}: not re-grounded; {}", kept(&output, written));
             }
         }
     }
     0
+}
+
+/// What is left at `output` when a version is not grounded (`written`: whether this run has
+/// written it).
+fn kept(output: &Path, written: bool) -> String {
+    match written {
+        true => format!("{} keeps the last good ground game", output.display()),
+        false => format!("{} is written once a version grounds", output.display()),
+    }
 }
 
 /// When `path` was last changed (and its size), or `None` if it cannot be read.
