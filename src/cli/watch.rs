@@ -51,20 +51,20 @@ pub fn run(args: &Args) -> i32 {
         .unwrap_or_else(|| default_output(&args.game));
     // Taken before the first read: a save while the game is read and grounded is seen.
     let mut stamp = modified(&args.game);
-    let (name, mut last_text) = (args.game.display().to_string(), None);
+    let name = args.game.display().to_string();
     let options = args.engine.options(Instant::now());
     let interrupt = Interrupt::catch();
-    // No session: the game was rejected or its grounding failed (then, or after an engine
-    // error later); the next good version grounds afresh.
-    let mut run = None;
-    match super::load_game(&args.game, args.syntax) {
-        Ok(game) => {
-            last_text = Some(game.source.text.clone());
-            run = LiveRun::start(&game, args.format, &options, &output, args.diff).ok();
-        }
-        Err(EXIT_REJECTED) => {}
+    // `run` is no session when the game was rejected or its grounding failed (then, or after
+    // an engine error later): the next good version grounds afresh. A rejected game's text
+    // counts as seen, as a good game's does: only a save that changes it is one.
+    let (mut last_text, mut run) = match super::load_game(&args.game, args.syntax) {
+        Ok(game) => (
+            Some(game.source.text.clone()),
+            LiveRun::start(&game, args.format, &options, &output, args.diff).ok(),
+        ),
+        Err(EXIT_REJECTED) => (std::fs::read_to_string(&args.game).ok(), None),
         Err(code) => return code,
-    }
+    };
     // Whether this run has written the output (a file there from before is not its own).
     let mut written = run.is_some();
     match run {
