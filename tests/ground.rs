@@ -169,6 +169,56 @@ fn workers_write_byte_identical_output_over_many_writer_parts() {
     }
 }
 
+/// A game whose `word` rule starts with a ground literal, `(true (step 1))`, one row on one
+/// worker, and then reads the given `bit` three times: 4³ instances, which several workers
+/// share between them (`Pipe::share`).
+const WORD: &str = "(role p) (init (step 1)) (legal p go) (<= (next (step 2)) (true (step 1)))
+(<= terminal (true (step 2))) (goal p 100)
+(<= (word ?a ?b ?c) (true (step 1)) (bit ?a) (bit ?b) (bit ?c))
+(bit 0) (bit 1) (bit 2) (bit 3)
+";
+
+#[test]
+fn workers_share_a_fan_out_from_a_ground_literal_making_each_instance_once() {
+    let game = scratch("word").join("word.kif");
+    std::fs::write(&game, WORD).unwrap();
+    let loaded = gdlground::read_game(&game, None).expect("the game loads");
+    let game = game.to_str().unwrap();
+    let one = gdlground(&["ground", game, "-w", "1"]);
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let text = String::from_utf8_lossy(&one.stdout);
+    let words = text.lines().filter(|l| l.starts_with("(<= (word ")).count();
+    assert_eq!(words, 64, "{text}");
+    // The engine's instances, before the ground stage drops repeats: a worker that made the
+    // whole fan-out as well as its share would show here, not in the text.
+    let instances = |workers| {
+        let options = gdlground::engine::Options {
+            workers,
+            ..Default::default()
+        };
+        let grounded =
+            gdlground::ground_with(&loaded.program, &options, &gdlground::Superset::Reachable)
+                .expect("the game grounds");
+        grounded.instantiation.instances.len()
+    };
+    let made = instances(1);
+    assert!(made >= 64, "{made} instances");
+    for workers in [2, 3] {
+        let more = gdlground(&["ground", game, "-w", &workers.to_string()]);
+        assert!(
+            more.status.success(),
+            "{}",
+            String::from_utf8_lossy(&more.stderr)
+        );
+        assert!(one.stdout == more.stdout, "-w {workers} wrote another text");
+        assert_eq!(instances(workers), made, "-w {workers}");
+    }
+}
+
 /// Grounds tests/data/growing.kif (a closure that never ends) into a scratch file with
 /// `flags`: the exit code and stderr, after checking that the failed run left no file.
 fn ground_growing(scratch_name: &str, flags: &[&str]) -> (Option<i32>, String) {

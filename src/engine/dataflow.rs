@@ -52,7 +52,7 @@ use differential_dataflow::{AsCollection, Data, VecCollection};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use timely::dataflow::channels::pact::Pipeline;
-use timely::dataflow::operators::vec::Partition;
+use timely::dataflow::operators::vec::{Broadcast, Partition};
 use timely::dataflow::Scope;
 use timely::order::Product;
 use timely::progress::Timestamp;
@@ -470,15 +470,22 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             mut bound,
             mut pipe,
         } = self.opening(r);
+        let shared = self.shared(scan, &pipe);
+        if shared {
+            let scope = self.unit.scope();
+            pipe.share(scope.index(), scope.peers());
+        }
         if pipe.ends() {
-            return self.start(scan, rule.vars, move |row| tagged(r, pipe.apply(row)));
+            return self.start(scan, rule.vars, shared, move |row| {
+                tagged(r, pipe.apply(row))
+            });
         }
         let mut keyed = match self.chains {
             true => match self.chain(r, scan, pipe, &mut at, &mut bound) {
                 Chained::Complete(bindings) => return bindings,
                 Chained::Keyed(keyed) => keyed,
             },
-            false => self.start(scan, rule.vars, move |row| pipe.keyed(row)),
+            false => self.start(scan, rule.vars, shared, move |row| pipe.keyed(row)),
         };
         loop {
             // Not the end, so a join or an antijoin that needs an operator.
@@ -617,15 +624,30 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         Fused::new(steps, bound, vars, self.arities(), self.limits)
     }
 
+    /// Whether a chain starts on every worker, each making its share of what its first pipe
+    /// makes ([`Pipe::share`]): on several workers, when it starts with a ground literal (at
+    /// most one row matches it, and that row lives on one worker) and its pipe joins, so that
+    /// one row can give many bindings.
+    fn shared(&self, scan: Option<&Step>, pipe: &Pipe) -> bool {
+        let ground = matches!(scan, Some(Step::Join { new, .. }) if new.is_empty());
+        ground && pipe.joins() && self.unit.scope().peers() > 1
+    }
+
     /// The first operator of a chain, each output binding passed through `then` (see
-    /// [`Context::source`]).
+    /// [`Context::source`]); if `shared`, the bindings of the scan are sent to every worker
+    /// first ([`Context::shared`]).
     fn start<O: Data>(
         &self,
         scan: Option<&Step>,
         vars: usize,
+        shared: bool,
         mut then: impl FnMut(Row) -> Out<O> + 'static,
     ) -> VecCollection<'s, T, O, Diff> {
         let (rows, mut first) = self.source(scan, vars);
+        if shared {
+            let everywhere = rows.flat_map(first).inner.broadcast().as_collection();
+            return everywhere.flat_map(then);
+        }
         rows.flat_map(move |row| first(row).map(&mut then).unwrap_or_default())
     }
 
