@@ -111,27 +111,14 @@ pub fn build<'s>(
     (given.concat(atoms), bindings)
 }
 
-/// The atoms indexed by every shape of their relation that matches them.
+/// The atoms indexed by every shape in use of their relation that matches them
+/// ([`super::index`]).
 fn index<'s, T: Timestamp + Lattice + Ord>(
     atoms: Atoms<'s, T>,
     shapes: ShapeUses<'s, T>,
     registry: &Shared,
 ) -> Index<'s, T> {
-    let reg = registry.clone();
-    let mut ranges = Ranges::new(0);
-    atoms
-        .arrange_by_key()
-        .join_core(
-            shapes.arrange_by_key(),
-            move |_rel, row: &Row, shape: &ShapeId| {
-                let reg = reg.borrow();
-                let s = reg.shape(*shape);
-                ranges.room(s.pattern.len());
-                let (key, new) = s.entry(row, &mut ranges, &reg.arities)?;
-                Some(((*shape, key), new))
-            },
-        )
-        .arrange_by_key()
+    super::index::entries(atoms, shapes, registry).arrange_by_key()
 }
 
 /// The partial bindings waiting at a join, keyed by (shape, key values).

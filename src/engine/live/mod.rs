@@ -23,6 +23,7 @@ mod copies;
 mod dataflow;
 mod game;
 mod grouped;
+mod index;
 mod rules;
 mod space;
 mod statics;

@@ -28,7 +28,7 @@ pub struct Registry {
 
 impl Registry {
     /// Registers what `change` introduces.
-    fn extend(&mut self, change: &Change) {
+    pub(super) fn extend(&mut self, change: &Change) {
         for (id, rule) in &change.added {
             put(&mut self.rules, *id as usize, rule.clone());
         }
