@@ -1,6 +1,7 @@
 //! The live dataflow's operators: every rule evaluated by one fixpoint over partial
 //! bindings (see the module doc of [`super`]).
 
+use super::symmetric::{self, Spread::ByKey};
 use super::worker::Registry;
 use super::{LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
@@ -10,9 +11,7 @@ use crate::engine::Limits;
 use crate::program::RelId;
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::lattice::Lattice;
-use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
-use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -30,8 +29,6 @@ type Partials<'s, T> = VecCollection<'s, T, (RuleId, u32, Row), isize>;
 type Keyed<'s, T, K> = VecCollection<'s, T, (K, (RuleId, u32, Row)), isize>;
 /// Complete bindings of rules with instances.
 pub type Bindings<'s, T> = VecCollection<'s, T, (RuleId, Row), isize>;
-/// Atoms indexed for joins: (shape, key values) → values of the shape's new variables.
-type Index<'s, T> = Arranged<'s, TraceAgent<ValSpine<(ShapeId, Row), Row, T, isize>>>;
 /// The shapes in use, with their relations.
 type ShapeUses<'s, T> = VecCollection<'s, T, (RelId, ShapeId), isize>;
 /// The registry, shared by a worker's operators.
@@ -61,7 +58,7 @@ pub fn build<'s>(
             shapes
         })
         .distinct();
-    let given_index = index(given.clone(), shapes.clone(), registry);
+    let given_entries = super::index::entries(given.clone(), shapes.clone(), registry);
     let reg = registry.clone();
     let mut ranges = Ranges::new(0);
     let starts =
@@ -75,23 +72,31 @@ pub fn build<'s>(
         let (partials_var, extended): (_, Partials<'_, _>) = Variable::new(inner, step);
         let starts_inner = starts.enter(inner);
         let partials = extended.concat(starts_inner.clone());
-        let own = index(atoms, shapes.enter(inner), registry);
-        let joins = join_keys(partials.clone(), registry).arrange_by_key();
+        // The joins and the antijoins are symmetric: no arrangement on the cycle but the
+        // heads' `distinct`, so an iteration takes two worker steps.
+        let own = super::index::entries(atoms, shapes.enter(inner), registry);
+        let entries = given_entries.enter(inner).concat(own);
+        let waiting = join_keys(partials.clone(), registry);
+        let joined = symmetric::join(waiting, entries, ByKey, "Join", extend(registry, limits));
+        // Negation reads the given atoms only: a binding goes on, less the bindings that
+        // meet a given atom.
+        let waiting = antijoin_keys(partials.clone(), registry);
+        let given_atoms = given.clone().enter(inner).map(|atom| (atom, ()));
+        let blocked = symmetric::join(
+            waiting.clone(),
+            given_atoms,
+            ByKey,
+            "Negation",
+            |_, b, _| Some(b.clone()),
+        );
         let reg = registry.clone();
         let mut ranges = Ranges::new(0);
-        // Negation reads the given atoms only.
-        let unnegated = antijoin_keys(partials.clone(), registry)
-            .antijoin(given.clone().enter(inner))
-            .flat_map(move |(_, (r, s, row))| {
+        let unnegated = (waiting.map(|(_, binding)| binding))
+            .concat(blocked.negate())
+            .flat_map(move |(r, s, row)| {
                 advance_rule(&reg.borrow(), &mut ranges, r, s as usize + 1, row)
             });
-        let next = [
-            joins
-                .clone()
-                .join_core(given_index.enter(inner), extend(registry, limits)),
-            joins.join_core(own, extend(registry, limits)),
-            unnegated,
-        ];
+        let next = [joined, unnegated];
         let next = concatenate(inner, next);
         partials_var.set(next.clone());
         // Heads are read off the bindings a join or antijoin just completed, in the iteration
@@ -109,16 +114,6 @@ pub fn build<'s>(
         (heads.leave(scope), bindings.leave(scope))
     });
     (given.concat(atoms), bindings)
-}
-
-/// The atoms indexed by every shape in use of their relation that matches them
-/// ([`super::index`]).
-fn index<'s, T: Timestamp + Lattice + Ord>(
-    atoms: Atoms<'s, T>,
-    shapes: ShapeUses<'s, T>,
-    registry: &Shared,
-) -> Index<'s, T> {
-    super::index::entries(atoms, shapes, registry).arrange_by_key()
 }
 
 /// The partial bindings waiting at a join, keyed by (shape, key values).

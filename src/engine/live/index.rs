@@ -1,33 +1,23 @@
-//! The live dataflow's index of atoms by shape: one operator that pairs each atom with the
-//! shapes in use of its relation as either comes, rather than a join of two arrangements.
+//! The live dataflow's index of atoms by shape: each atom paired with the shapes in use of
+//! its relation as either comes ([`super::symmetric`]), rather than a join of two
+//! arrangements.
 //!
-//! Why: in an iteration of the live fixpoint every arrangement on the cycle costs a step of
-//! the worker, since it seals its batch only once timely has moved the frontier past the
-//! iteration, which it does at the start of a step. The index was the atoms arranged, joined
-//! with the shapes arranged, and arranged again: two such steps of four an iteration
-//! (skirmish's step-counter edit retracts one step of the counter an iteration, 48 of them,
-//! in 202 worker steps). Here the atoms' entries go out in the step the atoms come in, and
-//! only the index's own arrangement waits.
-//!
-//! How: a symmetric hash join that keeps every update of either side with its time. An
-//! update meets each kept update of the other side of its relation and goes out at the
-//! least upper bound of the two times, which is at or after its own: a shape enabled in a
-//! later epoch gets the entries of the atoms that came before it at the iterations they came
-//! in, as the join of two arrangements gave them. Updates are kept as they come, never
-//! compacted: a session holds one more update per atom and shape change.
+//! Why: the index was the atoms arranged, joined with the shapes arranged, and arranged
+//! again, and every arrangement on the fixpoint's cycle costs a step of the worker an
+//! iteration (skirmish's step-counter edit retracts one step of the counter an iteration,
+//! 48 of them, in 202 worker steps then). A shape enabled in a later epoch gets the entries
+//! of the atoms that came before it at the iterations they came in, as the join of two
+//! arrangements gave them.
 
+use super::symmetric::{self, Spread};
 use super::worker::Registry;
 use super::ShapeId;
 use crate::engine::pattern::{Ranges, Row};
-use crate::hash::FastMap;
 use crate::program::RelId;
 use differential_dataflow::lattice::Lattice;
-use differential_dataflow::{AsCollection, Hashable, VecCollection};
+use differential_dataflow::VecCollection;
 use std::cell::RefCell;
 use std::rc::Rc;
-use timely::dataflow::channels::pact::{Exchange, Pipeline};
-use timely::dataflow::operators::generic::operator::Operator;
-use timely::dataflow::operators::vec::Broadcast;
 use timely::progress::Timestamp;
 
 /// The index's entries: (shape, key values) → the values of the shape's new variables.
@@ -41,41 +31,15 @@ pub fn entries<'s, T: Timestamp + Lattice>(
     registry: &Rc<RefCell<Registry>>,
 ) -> Entries<'s, T> {
     let registry = registry.clone();
-    let by_atom = Exchange::new(|(atom, _, _): &((RelId, Row), T, isize)| atom.hashed());
-    let shapes = shapes.inner.broadcast();
-    let entries = atoms
-        .inner
-        .binary(shapes, by_atom, Pipeline, "IndexByShape", move |_, _| {
-            let mut atoms: FastMap<RelId, Vec<(Row, T, isize)>> = FastMap::default();
-            let mut uses: FastMap<RelId, Vec<(ShapeId, T, isize)>> = FastMap::default();
-            let mut ranges = Ranges::new(0);
-            move |atoms_in, shapes_in, output| {
-                let reg = registry.borrow();
-                atoms_in.for_each(|capability, data| {
-                    let mut session = output.session(&capability);
-                    for ((rel, row), time, diff) in data.drain(..) {
-                        for (shape, when, times) in uses.get(&rel).into_iter().flatten() {
-                            if let Some(entry) = entry(&reg, &mut ranges, *shape, &row) {
-                                session.give((entry, time.join(when), diff * times));
-                            }
-                        }
-                        atoms.entry(rel).or_default().push((row, time, diff));
-                    }
-                });
-                shapes_in.for_each(|capability, data| {
-                    let mut session = output.session(&capability);
-                    for ((rel, shape), time, diff) in data.drain(..) {
-                        for (row, when, times) in atoms.get(&rel).into_iter().flatten() {
-                            if let Some(entry) = entry(&reg, &mut ranges, shape, row) {
-                                session.give((entry, time.join(when), diff * times));
-                            }
-                        }
-                        uses.entry(rel).or_default().push((shape, time, diff));
-                    }
-                });
-            }
-        });
-    entries.as_collection()
+    let mut ranges = Ranges::new(0);
+    let spread = Spread::RightEverywhere;
+    symmetric::join(
+        atoms,
+        shapes,
+        spread,
+        "IndexByShape",
+        move |_, row, shape| entry(&registry.borrow(), &mut ranges, *shape, row),
+    )
 }
 
 /// The entry of the atom with arguments `row` in the index of `shape` (its key values and the

@@ -27,6 +27,7 @@ mod index;
 mod rules;
 mod space;
 mod statics;
+mod symmetric;
 mod worker;
 
 pub use game::{Changes, Edit, LiveGame};
