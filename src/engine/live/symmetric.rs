@@ -56,16 +56,8 @@ where
 {
     match spread {
         Spread::ByKey => {
-            let by_key = |((k, _), _, _): &((K, A), T, isize)| k.hashed();
-            let right_by_key = |((k, _), _, _): &((K, B), T, isize)| k.hashed();
-            let (by_key, right_by_key) = (Exchange::new(by_key), Exchange::new(right_by_key));
-            operator(
-                left.inner,
-                right.inner,
-                (by_key, right_by_key),
-                name,
-                result,
-            )
+            let pacts = (Exchange::new(by_key), Exchange::new(by_key));
+            operator(left.inner, right.inner, pacts, name, result)
         }
         Spread::RightEverywhere => {
             let by_record = Exchange::new(|(record, _, _): &((K, A), T, isize)| record.hashed());
@@ -73,6 +65,11 @@ where
             operator(left.inner, everywhere, (by_record, Pipeline), name, result)
         }
     }
+}
+
+/// The hash of an update's key, to route it by.
+fn by_key<K: Hashable<Output = u64>, V, T>(((key, _), _, _): &((K, V), T, isize)) -> u64 {
+    key.hashed()
 }
 
 /// The join's operator, over streams already routed by `pacts`.
