@@ -11,6 +11,7 @@
 
 use super::dataflow::advance;
 use super::grouped::Grouped;
+use super::statics::ByRelation;
 use super::{Delta, LiveRule, Op, RuleId, ShapeId};
 use crate::engine::dataflow::Guard;
 use crate::engine::pattern::{Ranges, Row};
@@ -141,7 +142,7 @@ pub struct World<'a> {
     /// Every binding of the last version, by rule.
     pub bindings: &'a Grouped,
     /// The given atoms.
-    pub given: &'a FastSet<(RelId, Row)>,
+    pub given: &'a ByRelation,
     /// Every shape, by id.
     pub shapes: &'a [Arc<Shape>],
     /// Arities of functor tokens.
@@ -401,7 +402,8 @@ impl Context<'_, '_> {
                 }
                 Op::Check(Step::Antijoin { rel, pattern }) => {
                     let atom = ranges.instantiated(pattern, &row);
-                    if !self.world.given.contains(&(*rel, atom)) {
+                    let given = self.world.given.get(rel);
+                    if !given.is_some_and(|rows| rows.contains(&atom)) {
                         stack.extend(advance(rule, arities, &mut ranges, s + 1, row));
                     }
                 }

@@ -6,7 +6,7 @@ use super::copies::Copies;
 use super::grouped::Grouped;
 use super::rules::{candidates, plan, Candidate, Made, Planned, RuleKey};
 use super::space::{Mapping, Space};
-use super::statics::{kept_rows, replace_unkept, take_kept, unreached};
+use super::statics::{kept_rows, replace_unkept, take_kept, unreached, ByRelation};
 use super::{Change, Delta, Live, LiveRule, RuleId, ShapeId};
 use crate::engine::pattern::{Ranges, Row};
 use crate::engine::plan::{Kinds, Memo};
@@ -110,7 +110,7 @@ pub struct LiveGame {
     /// The keys of the rules that give the exact relations and the certain atoms, sorted.
     static_rules: Vec<RuleKey>,
     /// The atoms they give (space ids): the dataflow's given atoms.
-    static_atoms: FastSet<(RelId, Row)>,
+    static_atoms: ByRelation,
     /// The rows they give (and the facts), sorted, in the ids of the current version if they
     /// were computed for a version with those ids: the next version's unreached relations
     /// are taken from them as they are (see [`take_kept`]).
@@ -164,7 +164,7 @@ impl LiveGame {
             order: above::Order::default(),
             next_rule: 0,
             static_rules: Vec::new(),
-            static_atoms: FastSet::default(),
+            static_atoms: ByRelation::default(),
             static_rows: None,
             atoms: Grouped::default(),
             bindings: Grouped::default(),
@@ -625,22 +625,22 @@ fn differing<'a, T: Ord>(before: &'a [T], after: &'a [T]) -> impl Iterator<Item 
     })
 }
 
-/// The atoms of `rows` (program ids) that the dataflow is given, in the space of `mapping`,
-/// but those of the `kept` relations: those of the relations computed exactly (`exact`) and
-/// the certain atoms (ids past the program's relations).
+/// The atoms of `rows` (program ids) that the dataflow is given, by relation, in the space of
+/// `mapping`, but those of the `kept` relations: those of the relations computed exactly
+/// (`exact`) and the certain atoms (ids past the program's relations).
 fn static_atoms(
     rows: &Tables,
     kept: &FastSet<RelId>,
     exact: &[bool],
     mapping: &Mapping,
-) -> FastSet<(RelId, Row)> {
+) -> ByRelation {
     let given = |rel: RelId| exact.get(rel as usize).is_none_or(|&e| e) && !kept.contains(&rel);
-    (rows.iter().filter(|(rel, _)| given(**rel)))
-        .flat_map(|(&rel, rows)| {
-            let rel_id = mapping.relation(rel);
-            rows.iter().map(move |row| (rel_id, mapping.row(row)))
-        })
-        .collect()
+    let mut atoms = ByRelation::default();
+    for (&rel, rows) in rows.iter().filter(|(rel, _)| given(**rel)) {
+        let set = atoms.entry(mapping.relation(rel)).or_default();
+        set.extend(rows.iter().map(|row| mapping.row(row)));
+    }
+    atoms
 }
 
 /// The space ids of the relations `flags` marks (a version's relations).
