@@ -154,10 +154,10 @@ impl Output {
         spliced: Option<&GroundDelta>,
     ) -> Result<(), i32> {
         (self.rendering).advance(&mut self.text, grounded, program, spliced);
-        let written = self.file.write(|out| match &self.text {
-            Some(text) => text.write_to(out),
-            None => self.rendering.write(grounded, program, out),
-        });
+        let written = match &self.text {
+            Some(text) => self.file.write_pieces(text.pieces()),
+            None => (self.file).write(|out| self.rendering.write(grounded, program, out)),
+        };
         written.map_err(|e| {
             eprintln!("error: cannot write {}: {e}", self.path.display());
             EXIT_USAGE

@@ -14,7 +14,6 @@
 use super::ground::{rule_line, AtomText};
 use crate::ground::{AtomId, GroundProgram};
 use crate::grounding::GroundDelta;
-use std::io::Write;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -96,9 +95,9 @@ impl Text {
         self.spliced(ground, atoms, facts, rules, &removed);
     }
 
-    /// Writes the text to `out`.
-    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        (self.pieces.iter()).try_for_each(|p| out.write_all(p.bytes()))
+    /// The text's runs of bytes, in order: written one after the other, they are the text.
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        self.pieces.iter().map(Piece::bytes)
     }
 
     /// The text as one string of bytes.
