@@ -95,9 +95,6 @@ impl Rewriter {
         &mut self,
         pieces: impl Iterator<Item = &'p [u8]>,
     ) -> std::io::Result<()> {
-        // Empty pieces are left out: a write of only empty slices writes 0 bytes, which
-        // `write_all_vectored` takes for a writer that cannot take more.
-        let pieces = pieces.filter(|p| !p.is_empty());
         let mut slices: Vec<IoSlice<'p>> = pieces.map(IoSlice::new).collect();
         self.write_raw(|file| write_all_vectored(file, &mut slices))
     }
@@ -191,6 +188,10 @@ impl Drop for Rewriter {
 /// Writes all of `slices` to `out`, as many at a time as it takes (`Write::write_all_vectored`
 /// is not stable).
 fn write_all_vectored(out: &mut dyn Write, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    // Leading empty slices go first (as the standard library's does): a write of only empty
+    // slices writes 0 bytes, which would read as a writer that cannot take more. Empty ones
+    // further on go with the bytes written before them.
+    IoSlice::advance_slices(&mut slices, 0);
     while !slices.is_empty() {
         match out.write_vectored(slices) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
