@@ -9,7 +9,7 @@
 //! mentions.
 
 use super::{GroundTerm, Program, Sym, Term, TermId};
-use std::collections::HashMap;
+use crate::hash::FastMap;
 
 /// One token of a ground term.
 pub type Token = u32;
@@ -26,7 +26,12 @@ const INT_END: i64 = (1 << 31) - (1 << 30);
 pub struct Encoding {
     /// (symbol, arity) of each functor token.
     functors: Vec<(Sym, u32)>,
-    ids: HashMap<(Sym, u32), Token>,
+    /// The token of each symbol as a constant (its integer's, its functor's, or none), by
+    /// symbol: a live session looks up every constant of every rule each edit, and parsing
+    /// the name and hashing for each was a twentieth of a connect four goal edit.
+    constants: Vec<Option<Token>>,
+    /// The tokens of the functors of positive arity.
+    ids: FastMap<(Sym, u32), Token>,
     /// Each symbol's text, copied from the program so the encoding is self-contained.
     names: Vec<Box<str>>,
 }
@@ -35,11 +40,15 @@ impl Encoding {
     /// The encoding of `program`'s symbols: every symbol may appear with any arity it is
     /// used with as a function or constant in the rules.
     pub fn new(program: &Program) -> Encoding {
-        let names = (0..program.symbols.len() as Sym)
+        let names: Vec<Box<str>> = (0..program.symbols.len() as Sym)
             .map(|s| program.symbols.name(s).into())
+            .collect();
+        let constants = (names.iter())
+            .map(|name| parse_int(name).and_then(int_token))
             .collect();
         let mut encoding = Encoding {
             names,
+            constants,
             ..Encoding::default()
         };
         for id in 0..program.terms.len() as TermId {
@@ -58,33 +67,25 @@ impl Encoding {
 
     /// The token of functor `sym`/`arity`, adding it if new. Canonical decimal numerals
     /// are integers, not functors.
-    pub fn functor(&mut self, sym: Sym, arity: u32) -> Token {
-        if arity == 0 {
-            if let Some(n) = parse_int(&self.names[sym as usize]) {
-                return int_token(n).unwrap_or_else(|| self.new_functor(sym, 0));
-            }
-        }
-        self.new_functor(sym, arity)
-    }
-
-    fn new_functor(&mut self, sym: Sym, arity: u32) -> Token {
-        if let Some(&t) = self.ids.get(&(sym, arity)) {
+    fn functor(&mut self, sym: Sym, arity: u32) -> Token {
+        if let Some(t) = self.get(sym, arity) {
             return t;
         }
         let t = self.functors.len() as Token;
         self.functors.push((sym, arity));
-        self.ids.insert((sym, arity), t);
+        match arity {
+            0 => self.constants[sym as usize] = Some(t),
+            _ => _ = self.ids.insert((sym, arity), t),
+        }
         t
     }
 
     /// The token of functor `sym`/`arity` if the program has it (numerals as integers).
     pub fn get(&self, sym: Sym, arity: u32) -> Option<Token> {
-        if arity == 0 {
-            if let Some(t) = parse_int(&self.names[sym as usize]).and_then(int_token) {
-                return Some(t);
-            }
+        match arity {
+            0 => self.constants[sym as usize],
+            _ => self.ids.get(&(sym, arity)).copied(),
         }
-        self.ids.get(&(sym, arity)).copied()
     }
 
     /// Appends the tokens of ground term `id` of `program` to `out`.
