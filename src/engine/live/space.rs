@@ -7,17 +7,41 @@
 //! tokens. A [`Mapping`] translates one version's ids into the space and back.
 
 use crate::engine::pattern::{Item, Row};
-use crate::program::encoding::{int_value, Encoding, Token};
+use crate::hash::FastMap;
+use crate::program::encoding::{int_value, Digits, Encoding, Token};
 use crate::program::{Program, RelId};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Stable ids for every functor and relation seen so far.
+///
+/// Looked up by name, borrowed: each version maps all its names, and making a key for each
+/// (a string formatted and hashed) was a twentieth of a connect four goal edit.
 #[derive(Clone, Debug, Default)]
 pub struct Space {
-    tokens: HashMap<(Box<str>, u32), Token>,
+    /// The space token of each functor name, by arity.
+    tokens: ByName<u32, Token>,
+    /// Each space token's arity.
     arities: Vec<u32>,
-    relations: HashMap<(Box<str>, usize), RelId>,
+    /// The space id of each relation name, by arity and whether it holds the certain atoms.
+    relations: ByName<(usize, bool), RelId>,
+    /// How many space relations there are.
+    relation_count: RelId,
+}
+
+/// Ids by name, then by what else tells apart things of one name (an arity, say).
+type ByName<W, I> = FastMap<Box<str>, Vec<(W, I)>>;
+
+/// The id `map` has for `name` and `what`, or `next` (then remembered for them).
+fn id_of<W: PartialEq, I: Copy>(map: &mut ByName<W, I>, name: &str, what: W, next: I) -> I {
+    if let Some(ids) = map.get_mut(name) {
+        if let Some((_, id)) = ids.iter().find(|(w, _)| *w == what) {
+            return *id;
+        }
+        ids.push((what, next));
+    } else {
+        map.insert(name.into(), vec![(what, next)]);
+    }
+    next
 }
 
 /// One version's ids translated to the space, and back.
@@ -39,11 +63,11 @@ impl Space {
     pub fn map(&mut self, program: &Program, encoding: &Encoding) -> Mapping {
         let functors = encoding.arities();
         let mut tokens = Vec::with_capacity(functors.len());
+        let mut digits = Digits::default();
         for (t, &arity) in functors.iter().enumerate() {
-            let mut name = String::new();
-            encoding.name(t as Token, &mut name);
+            let name = encoding.spell(t as Token, &mut digits);
             let next = self.arities.len() as Token;
-            let id = *self.tokens.entry((name.into(), arity)).or_insert(next);
+            let id = id_of(&mut self.tokens, name, arity, next);
             if id == next {
                 self.arities.push(arity);
             }
@@ -54,17 +78,17 @@ impl Space {
             back[id as usize] = t as Token;
         }
         let mut relations = Vec::with_capacity(2 * program.relations.len());
-        // A relation's certain atoms are a relation of their own, named so that no game's
-        // relation can have the name (names have no spaces).
-        for suffix in ["", " certain"] {
+        // A relation's certain atoms are a relation of their own.
+        for certain in [false, true] {
             for (r, relation) in program.relations.iter().enumerate() {
-                let name = format!("{}{suffix}", program.relation_name(r as RelId));
-                let next = self.relations.len() as RelId;
-                let key = (name.into(), relation.arity);
-                relations.push(*self.relations.entry(key).or_insert(next));
+                let name = program.relation_name(r as RelId);
+                let next = self.relation_count;
+                let id = id_of(&mut self.relations, name, (relation.arity, certain), next);
+                self.relation_count += (id == next) as RelId;
+                relations.push(id);
             }
         }
-        let mut relations_back = vec![RelId::MAX; self.relations.len()];
+        let mut relations_back = vec![RelId::MAX; self.relation_count as usize];
         for (r, &id) in relations.iter().enumerate() {
             relations_back[id as usize] = r as RelId;
         }
