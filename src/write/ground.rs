@@ -96,7 +96,7 @@ pub fn write_text(
         text.clear();
         let range = part * RULES_PER_PART..rules.min((part + 1) * RULES_PER_PART);
         for rule in ground.rules.range(range) {
-            rule_line(ground, atoms, &names, rule, text);
+            rule_line(ground, atoms, &names[..], rule, text);
         }
     };
     let parts = rules.div_ceil(RULES_PER_PART);
@@ -117,7 +117,7 @@ pub fn lines(
     let mut out: Vec<String> = facts.iter().map(|&f| names[f as usize].clone()).collect();
     for &r in rules {
         let mut line = String::new();
-        rule_line(ground, atoms, &names, ground.rules.get(r), &mut line);
+        rule_line(ground, atoms, &names[..], ground.rules.get(r), &mut line);
         out.push(line.trim_end().to_string());
     }
     out
@@ -138,17 +138,35 @@ fn names(ground: &GroundProgram, atoms: &AtomText<'_>, threads: usize) -> Vec<St
     spelled.into_iter().flatten().collect()
 }
 
+/// The text of ground atoms, by id: every atom's (a list) or a few atoms' (a map).
+pub(super) trait Names {
+    /// The text of atom `a`.
+    fn name(&self, a: AtomId) -> &str;
+}
+
+impl Names for [String] {
+    fn name(&self, a: AtomId) -> &str {
+        &self[a as usize]
+    }
+}
+
+impl Names for crate::hash::FastMap<AtomId, String> {
+    fn name(&self, a: AtomId) -> &str {
+        &self[&a]
+    }
+}
+
 /// Appends the line of `rule` (an operation's instance as a ground operation), `names` the
 /// text of its atoms.
 pub(super) fn rule_line(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
-    names: &[String],
+    names: &(impl Names + ?Sized),
     rule: crate::ground::Rule<'_>,
     line: &mut String,
 ) {
     let operations = atoms.program.lowering.as_ref();
-    let head = &names[rule.head as usize];
+    let head = names.name(rule.head);
     let (rel, args) = &ground.atoms[rule.head as usize];
     if let Some((lowered, kinds)) = operations.and_then(|l| Some((l, l.operation(*rel)?))) {
         let body = rule
@@ -164,7 +182,7 @@ pub(super) fn rule_line(
             let _ = write!(line, "(<= {head}");
             for &(negated, a) in rule.body {
                 line.push(' ');
-                literal(notation, negated, &names[a as usize], line);
+                literal(notation, negated, names.name(a), line);
             }
             line.push_str(")\n");
         }
@@ -174,7 +192,7 @@ pub(super) fn rule_line(
                 if i > 0 {
                     line.push_str(" & ");
                 }
-                literal(notation, negated, &names[a as usize], line);
+                literal(notation, negated, names.name(a), line);
             }
             line.push('\n');
         }
@@ -187,7 +205,7 @@ fn operation<'a>(
     terms: &[String],
     kinds: &[EffectKind],
     conditions: impl Iterator<Item = &'a (bool, AtomId)>,
-    names: &[String],
+    names: &(impl Names + ?Sized),
     out: &mut String,
 ) {
     out.push_str(&terms[0]);
@@ -198,7 +216,7 @@ fn operation<'a>(
             out.push_str(" & ");
         }
         first = false;
-        literal(Notation::Infix, negated, &names[a as usize], out);
+        literal(Notation::Infix, negated, names.name(a), out);
     }
     if !first {
         out.push_str(" ==> ");

@@ -14,6 +14,7 @@
 use super::ground::{rule_line, AtomText};
 use crate::ground::{AtomId, GroundProgram};
 use crate::grounding::GroundDelta;
+use crate::hash::FastMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -128,7 +129,7 @@ impl Text {
             let place = ground.facts.binary_search(f);
             places.push(place.expect("an added fact is a fact"));
             line.clear();
-            line.push_str(&names[*f as usize]);
+            line.push_str(&names[f]);
             line.push('\n');
             block.push(line.as_bytes());
         }
@@ -258,21 +259,23 @@ impl Kept {
     }
 }
 
-/// The text of the atoms the facts `facts` and rules `rules` of `ground` name, by id (the
-/// others left empty).
+/// The text of the atoms the facts `facts` and rules `rules` of `ground` name, by id: an
+/// edit names a few of the game's atoms (a list of all of them, most left empty, was a
+/// fiftieth of a connect four goal edit).
 fn names(
     ground: &GroundProgram,
     atoms: &AtomText<'_>,
     facts: &[AtomId],
     rules: &[usize],
-) -> Vec<String> {
-    let mut names = vec![String::new(); ground.atoms.len()];
+) -> FastMap<AtomId, String> {
+    let mut names = FastMap::default();
     let mut name = |a: AtomId| {
-        let name = &mut names[a as usize];
-        if name.is_empty() {
+        names.entry(a).or_insert_with(|| {
             let (rel, args) = &ground.atoms[a as usize];
-            atoms.atom(*rel, args, name);
-        }
+            let mut name = String::new();
+            atoms.atom(*rel, args, &mut name);
+            name
+        });
     };
     facts.iter().for_each(|&f| name(f));
     for &r in rules {
