@@ -45,7 +45,7 @@ pub fn detach(mut plan: Plan, program: &Program) -> Plan {
         let Some(&state) = states.get(&rule.head_rel) else {
             continue;
         };
-        let reads_own = |step: &Step| matches!(step, Step::Join { rel, pattern, .. } if *rel == state && *pattern == rule.head);
+        let reads_own = |step: &Step| matches!(step, Step::Join { rel, pattern, .. } if *rel == state && *pattern == *rule.head);
         if rule.source.is_none() || !rule.steps.iter().any(reads_own) {
             continue;
         }

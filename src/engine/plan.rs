@@ -74,14 +74,15 @@ pub struct RulePlan {
     pub source: Option<usize>,
     /// The head relation.
     pub head_rel: RelId,
-    /// The head's arguments.
-    pub head: Pattern,
+    /// The head's arguments. Shared, as the steps and the binding are: a plan taken from the
+    /// memo is a copy, and copying these lists was a twentieth of a connect four goal edit.
+    pub head: Arc<Pattern>,
     /// The steps, in order; the first `Join` starts from the empty binding. Shared: plans
     /// taken from a [`Memo`] are copies (copying the steps was half of planning a connect
     /// four goal edit from the memo).
     pub steps: Arc<Vec<Step>>,
     /// The variables of the final binding, in order.
-    pub binding: Vec<VarId>,
+    pub binding: Arc<[VarId]>,
     /// How many variables the rule has.
     pub vars: usize,
     /// Whether the head relation is in a recursive component (its terms may grow).
@@ -99,7 +100,9 @@ impl RulePlan {
     /// rules `true(F) :- next(F)` and `does(R, M) :- legal(R, M)` are).
     pub fn copies(&self) -> Option<RelId> {
         match &self.steps[..] {
-            [Step::Join { rel, pattern, .. }] if self.source.is_none() && *pattern == self.head => {
+            [Step::Join { rel, pattern, .. }]
+                if self.source.is_none() && *pattern == *self.head =>
+            {
                 Some(*rel)
             }
             _ => None,
@@ -652,9 +655,9 @@ fn plan_afresh(
     RulePlan {
         source: None,
         head_rel: rule.head.rel,
-        head,
+        head: Arc::new(head),
         steps: Arc::new(steps),
-        binding,
+        binding: binding.into(),
         vars,
         recursive: false,
         memo_id: None,

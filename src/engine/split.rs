@@ -111,7 +111,7 @@ fn parts(plan: &Plan, truth: RelId, next: RelId) -> Option<BTreeSet<Token>> {
             }
             _ => None,
         });
-        for (rel, pattern) in literals.chain([(rule.head_rel, &rule.head)]) {
+        for (rel, pattern) in literals.chain([(rule.head_rel, &*rule.head)]) {
             if rel != truth && rel != next {
                 continue;
             }
@@ -134,14 +134,14 @@ fn copy(token: Token, head: RelId, from: RelId, arities: &[u32]) -> RulePlan {
     RulePlan {
         source: None,
         head_rel: head,
-        head: pattern.clone(),
+        head: Arc::new(pattern.clone()),
         steps: Arc::new(vec![Step::Join {
             rel: from,
             pattern,
             key: Vec::new(),
             new: vars.clone(),
         }]),
-        binding: vars,
+        binding: vars.into(),
         vars: arity as usize,
         recursive: false,
         memo_id: None,

@@ -141,7 +141,7 @@ impl LiveRule {
         all_bound.push(bound);
         LiveRule {
             head_rel: plan.head_rel,
-            head: plan.head.clone(),
+            head: (*plan.head).clone(),
             ops,
             bound: all_bound,
             vars: plan.vars,

@@ -232,7 +232,7 @@ fn key(plan: &RulePlan, mut literals: Vec<LiteralKey>) -> RuleKey {
     RuleKey::new(KeyData {
         recursive: plan.recursive,
         head_rel: plan.head_rel,
-        head: plan.head.clone(),
+        head: (*plan.head).clone(),
         vars: plan.vars,
         literals,
     })
@@ -253,7 +253,7 @@ fn translate(mut plan: RulePlan, m: &Mapping) -> RulePlan {
         }
     }
     plan.head_rel = m.relation(plan.head_rel);
-    m.translate(&mut plan.head);
+    m.translate(Arc::make_mut(&mut plan.head).as_mut_slice());
     plan
 }
 
