@@ -241,7 +241,7 @@ impl LiveGame {
         let same_ids = mapping == self.mapping;
         self.made.begin(same_ids);
         let made = &mut self.made;
-        let (static_rules, rules) =
+        let (static_rules, rules, mut forms) =
             candidates(planned, (program, encoding), &mapping, &exact, made);
         let (mut static_changes, mut statics_kept) = ((0, 0), 0);
         let exact_now = in_space(&mapping, &exact);
@@ -290,7 +290,6 @@ impl LiveGame {
         let is_above: FastSet<RelId> = order.iter().copied().collect();
         let copies = Copies::new(&rules, &is_above, |r| exact_now.binary_search(&r).is_ok());
         let (mut above_rules, mut above_changes) = (Vec::new(), (0, 0));
-        let mut forms = vec![None; program.rules.len()];
         for (
             i,
             Candidate {

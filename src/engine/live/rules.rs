@@ -102,11 +102,13 @@ pub struct Made {
     rules: Recent<(u64, bool, Use), MadeRule>,
 }
 
-/// What a candidate's plan is made into: a given rule's key (no literals kept), or a rule
-/// of the dataflow's, with or without instances.
+/// What a candidate's plan is made into: a given rule's key (no literals kept; an exact
+/// relation's rule with its instance form, which the ground stage reads), or a rule of the
+/// dataflow's, with or without instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Use {
-    Given,
+    Exact,
+    Certain,
     Derived,
     Instances,
 }
@@ -135,7 +137,8 @@ impl Made {
             return found.clone();
         }
         let form = form();
-        let kept = (form.iter().flat_map(|f| f.kept()))
+        let given = matches!(part, Use::Exact | Use::Certain);
+        let kept = (form.iter().filter(|_| !given).flat_map(|f| f.kept()))
             .map(|(negated, rel, pattern)| {
                 let mut p = pattern.clone();
                 mapping.translate(&mut p);
@@ -188,33 +191,47 @@ pub fn plan(
 
 /// A version's rules in the space of `mapping`: the keys of the rules that give the exact
 /// relations and the certain atoms (sorted: equal lists give equal atoms, which the dataflow
-/// is given rather than derives), and the candidates of every other rule of `planned` (for
-/// `program`, with `exact` as planned). What `made` remembers is reused (see [`Made`]).
+/// is given rather than derives), the candidates of every other rule of `planned` (for
+/// `program`, with `exact` as planned), and the instance forms of the exact relations' rules,
+/// by program rule. What `made` remembers is reused (see [`Made`]): the forms too, which were
+/// made again for every version, a twentieth of a connect four goal edit.
 pub fn candidates(
     planned: Planned,
     (program, encoding): (&Program, &Encoding),
     mapping: &Mapping,
     exact: &[bool],
     made: &mut Made,
-) -> (Vec<RuleKey>, Vec<Candidate>) {
+) -> (Vec<RuleKey>, Vec<Candidate>, Vec<Option<Arc<Form>>>) {
     let [exact_plan, certain_plan, rest] = planned.plans;
-    let mut given: Vec<RuleKey> = (exact_plan.rules.into_iter().chain(certain_plan.rules))
-        .map(|rule| made.make(rule, Use::Given, mapping, || None).0)
-        .collect();
+    let form = |source: Option<usize>| {
+        move || {
+            let rule = &program.rules[source?];
+            Some(Form::new(program, encoding, rule, exact))
+        }
+    };
+    let mut forms = vec![None; program.rules.len()];
+    let mut given = Vec::with_capacity(exact_plan.rules.len() + certain_plan.rules.len());
+    for rule in exact_plan.rules {
+        let source = rule.source;
+        let (key, _, made) = made.make(rule, Use::Exact, mapping, form(source));
+        if let Some(source) = source {
+            forms[source] = made;
+        }
+        given.push(key);
+    }
+    for rule in certain_plan.rules {
+        given.push(made.make(rule, Use::Certain, mapping, || None).0);
+    }
     given.sort_unstable();
     let mut out = Vec::with_capacity(rest.rules.len());
     for rule in rest.rules {
         // The rest's heads are never exact: a rule with a source has instances.
         let instances = rule.source;
-        let form = || {
-            let rule = &program.rules[instances?];
-            Some(Form::new(program, encoding, rule, exact))
-        };
         let part = match instances {
             Some(_) => Use::Instances,
             None => Use::Derived,
         };
-        let (key, plan, form) = made.make(rule, part, mapping, form);
+        let (key, plan, form) = made.make(rule, part, mapping, form(instances));
         out.push(Candidate {
             key,
             plan,
@@ -222,7 +239,7 @@ pub fn candidates(
             form,
         });
     }
-    (given, out)
+    (given, out, forms)
 }
 
 /// The key of `plan` (in the space), with the literals `kept` its instances keep.
