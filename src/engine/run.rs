@@ -3,7 +3,7 @@
 use super::cluster::fingerprint;
 use super::dataflow::{self, Diff};
 use super::lookup::Lookups;
-use super::pattern::{pattern, Item, Ranges, Row};
+use super::pattern::{each_item, Item, Ranges, Row};
 use super::plan::{Part, Plan};
 pub use super::share::To;
 use super::stats::Stats;
@@ -258,14 +258,15 @@ pub fn unshare(given: Arc<Tables>) -> Tables {
 pub(super) fn facts(program: &Program, encoding: &Encoding) -> Tables {
     let derived = derived_relations(program);
     let mut tables = Tables::new();
-    // Every rule of a relation not derived is a ground fact: its head's pattern is tokens.
+    // Every rule of a relation not derived is a ground fact: its head's pattern is tokens,
+    // written straight into the row (a live session finds every version's facts).
     for rule in (program.rules.iter()).filter(|rule| !derived[rule.head.rel as usize]) {
-        let row = (pattern(program, encoding, &rule.head.args).iter())
-            .filter_map(|item| match item {
-                Item::Tok(t) => Some(*t),
-                Item::Var(_) => None,
-            })
-            .collect();
+        let mut row = Row::new();
+        each_item(program, encoding, &rule.head.args, &mut |item| {
+            if let Item::Tok(t) = item {
+                row.push(t);
+            }
+        });
         tables.entry(rule.head.rel).or_default().push(row);
     }
     for rows in tables.values_mut() {
