@@ -103,8 +103,8 @@ pub struct Made {
 }
 
 /// What a candidate's plan is made into: a given rule's key (no literals kept; an exact
-/// relation's rule with its instance form, which the ground stage reads), or a rule of the
-/// dataflow's, with or without instances.
+/// relation's rule also with its instance form, which the version's forms hold for every
+/// program rule), or a rule of the dataflow's, with or without instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Use {
     Exact,
