@@ -41,8 +41,8 @@ impl Dependencies {
     }
 
     /// The pairs of `literal`'s relation if it is a positive literal (`None` if the relation
-    /// has none, or the literal is not positive): [`Dependencies::of`] the literal depends on
-    /// the literal and these pairs only.
+    /// has none, or the literal is not positive): what [`Dependencies::of`] gives for the
+    /// literal depends on the literal and these pairs only.
     pub(super) fn pairs(&self, literal: &Literal) -> Option<&[(usize, usize)]> {
         match literal {
             Literal::Pos(atom) => self.by_relation.get(&atom.rel).map(Vec::as_slice),

@@ -203,7 +203,7 @@ pub fn candidates(
     made: &mut Made,
 ) -> (Vec<RuleKey>, Vec<Candidate>, Vec<Option<Arc<Form>>>) {
     let [exact_plan, certain_plan, rest] = planned.plans;
-    let form = |source: Option<usize>| {
+    let form_of = |source: Option<usize>| {
         move || {
             let rule = &program.rules[source?];
             Some(Form::new(program, encoding, rule, exact))
@@ -213,9 +213,9 @@ pub fn candidates(
     let mut given = Vec::with_capacity(exact_plan.rules.len() + certain_plan.rules.len());
     for rule in exact_plan.rules {
         let source = rule.source;
-        let (key, _, made) = made.make(rule, Use::Exact, mapping, form(source));
+        let (key, _, form) = made.make(rule, Use::Exact, mapping, form_of(source));
         if let Some(source) = source {
-            forms[source] = made;
+            forms[source] = form;
         }
         given.push(key);
     }
@@ -231,7 +231,7 @@ pub fn candidates(
             Some(_) => Use::Instances,
             None => Use::Derived,
         };
-        let (key, plan, form) = made.make(rule, part, mapping, form(instances));
+        let (key, plan, form) = made.make(rule, part, mapping, form_of(instances));
         out.push(Candidate {
             key,
             plan,
