@@ -374,6 +374,12 @@ fn ground_cli(game: &std::path::Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `ground` of the example game with the edit script `script`, written to `out`.
+fn run_script(script: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    let (script, out) = (script.to_str().unwrap(), out.to_str().unwrap());
+    support::gdlground(&["ground", TICTACTOE, "--edits", script, "-o", out])
+}
+
 #[test]
 fn an_edit_script_rewrites_the_output_after_each_edit() {
     let dir = scratch("script");
@@ -384,14 +390,7 @@ fn an_edit_script_rewrites_the_output_after_each_edit() {
     )
     .unwrap();
     let out = dir.join("out.kif");
-    let run = support::gdlground(&[
-        "ground",
-        TICTACTOE,
-        "--edits",
-        script.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let run = run_script(&script, &out);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{stderr}");
     assert!(
@@ -416,6 +415,64 @@ fn an_edit_script_rewrites_the_output_after_each_edit() {
         stderr.contains("edits.txt:2:3: error: again: the game has no statement"),
         "{stderr}"
     );
+}
+
+/// After each edit of a script, the output is the edited game's ground game, written whole
+/// or only where it differs from the text the file written before last holds: lines removed
+/// and added back, a goal's value changed and changed back. Each prefix of the script is run
+/// on its own, and its output compared with a fresh grounding of the game edited by hand.
+#[test]
+fn each_edit_of_a_script_leaves_the_output_a_fresh_grounding_writes() {
+    let dir = scratch("prefixes");
+    let diagonal =
+        "(<= (diagonal ?x) (true (cell 1 3 ?x)) (true (cell 2 2 ?x)) (true (cell 3 1 ?x)))";
+    let noop = "(<= (legal xplayer noop) (true (control oplayer)))";
+    let (goal, changed) = (
+        "(<= (goal xplayer 100) (line x))",
+        "(<= (goal xplayer 90) (line x))",
+    );
+    // Each edit's script lines, and what it does to the game's text.
+    type Step<'a> = (String, Box<dyn Fn(String) -> String + 'a>);
+    let edits: Vec<Step> = vec![
+        (
+            format!("- {diagonal}"),
+            Box::new(|t: String| t.replace(diagonal, "")),
+        ),
+        (format!("+ {diagonal}"), Box::new(|t| t + diagonal + "\n")),
+        (
+            format!("- {goal}\n+ {changed}"),
+            Box::new(|t| t.replace(goal, changed)),
+        ),
+        (format!("- {noop}"), Box::new(|t| t.replace(noop, ""))),
+        (format!("+ {noop}"), Box::new(|t| t + noop + "\n")),
+        (
+            format!("- {changed}\n+ {goal}"),
+            Box::new(|t| t.replace(changed, goal)),
+        ),
+    ];
+    let mut text = std::fs::read_to_string(TICTACTOE).unwrap();
+    for (k, (_, edit)) in edits.iter().enumerate() {
+        text = edit(text);
+        let script: String = (edits[..=k].iter().enumerate())
+            .map(|(i, (lines, _))| format!("= edit {i}\n{lines}\n"))
+            .collect();
+        let script_path = dir.join("edits.txt");
+        std::fs::write(&script_path, script).unwrap();
+        let out = dir.join("out.kif");
+        let run = run_script(&script_path, &out);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let by_hand = dir.join("edited.kif");
+        std::fs::write(&by_hand, &text).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            ground_cli(&by_hand),
+            "after edit {k}"
+        );
+    }
 }
 
 /// `--diff` prints, after each edit's line, the ground facts and rules it removed and
@@ -518,13 +575,37 @@ fn names_in(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-#[test]
-fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
-    let dir = scratch("watch");
-    let game = dir.join("game.kif");
-    let out = dir.join("game.ground.kif");
+/// A scratch directory for `test` with the example game in it, as `game.kif`: the directory,
+/// the game's path, the output's (`game.ground.kif`) and the game's text.
+fn watched_game(
+    test: &str,
+) -> (
+    std::path::PathBuf,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    String,
+) {
+    let dir = scratch(test);
+    let (game, out) = (dir.join("game.kif"), dir.join("game.ground.kif"));
     let original = std::fs::read_to_string(TICTACTOE).unwrap();
     std::fs::write(&game, &original).unwrap();
+    (dir, game, out, original)
+}
+
+/// `watch GAME ARGS…` started on `game` (whose text is `original`), after its first save:
+/// a goal's value changed.
+fn watch_past_a_save(game: &std::path::Path, original: &str, args: &[&str]) -> (Watch, Lines) {
+    let (child, lines) = watch(game, args);
+    lines.wait_for("watching");
+    let edited = original.replace("(goal xplayer 50)", "(goal xplayer 40)");
+    std::fs::write(game, edited).unwrap();
+    lines.wait_for("save 1:");
+    (child, lines)
+}
+
+#[test]
+fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
+    let (dir, game, out, original) = watched_game("watch");
     let (mut child, lines) = watch(&game, &["--saves", "3"]);
     let wait_for = |needle: &str| lines.wait_for(needle);
     wait_for("watching");
@@ -553,6 +634,55 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
     // The text the output's last write swapped out has gone with the run.
     assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
+}
+
+/// The text swapped out beside the output (the text before last) is written over only where
+/// it differs from the next text, while the file has the stamp it had when `watch` wrote it
+/// (inode, length, time of last change): a text changed behind its back with its time put
+/// back is trusted, and only the changed goal's line written into it; a text changed since,
+/// as long as it was, is written whole.
+#[test]
+fn watch_writes_over_the_text_before_last_only_where_it_differs_while_it_is_unchanged() {
+    use std::io::Write;
+    let (dir, game, out, original) = watched_game("watch-spare");
+    let (mut child, lines) = watch_past_a_save(&game, &original, &["--saves", "4"]);
+    // Fills the text before last with `x`s, its length kept (and its time, if `keep_time`).
+    let spoil = |keep_time: bool| {
+        let spare = (names_in(&dir).into_iter())
+            .find(|n| n.starts_with(".game.ground.kif.tmp-"))
+            .expect("the text before the last write kept beside the output");
+        let spare = dir.join(spare);
+        let before = std::fs::metadata(&spare).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&spare)
+            .unwrap();
+        file.write_all(&vec![b'x'; before.len() as usize]).unwrap();
+        if keep_time {
+            file.set_modified(before.modified().unwrap()).unwrap();
+        }
+    };
+    spoil(true);
+    std::fs::write(&game, &original).unwrap();
+    lines.wait_for("save 2:");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written.len(), ground_cli(&game).len());
+    let goal = "(<= (goal xplayer 50) (not (line x)) (not (line o)) (not open))\n";
+    assert!(
+        written.contains(goal) && written.replace(goal, "").bytes().all(|b| b == b'x'),
+        "{written}"
+    );
+    // Over the text of the first save: the file is right again.
+    let edited = original.replace("(goal xplayer 50)", "(goal xplayer 40)");
+    std::fs::write(&game, edited).unwrap();
+    lines.wait_for("save 3:");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+    spoil(false);
+    std::fs::write(&game, &original).unwrap();
+    lines.wait_for("save 4:");
+    assert!(child.0.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
 }
 
 #[test]
@@ -587,18 +717,8 @@ fn watch_started_on_a_broken_game_grounds_the_first_save_that_fixes_it() {
 
 #[test]
 fn watch_stops_on_ctrl_c_and_leaves_only_its_output() {
-    let dir = scratch("watch-interrupted");
-    let game = dir.join("game.kif");
-    let original = std::fs::read_to_string(TICTACTOE).unwrap();
-    std::fs::write(&game, &original).unwrap();
-    let (mut child, lines) = watch(&game, &[]);
-    lines.wait_for("watching");
-    std::fs::write(
-        &game,
-        original.replace("(goal xplayer 50)", "(goal xplayer 40)"),
-    )
-    .unwrap();
-    lines.wait_for("save 1:");
+    let (dir, game, _, original) = watched_game("watch-interrupted");
+    let (mut child, lines) = watch_past_a_save(&game, &original, &[]);
     // While it runs, the text before the last write is kept beside the output, to be written
     // over by the next one.
     assert_eq!(names_in(&dir).len(), 3, "{:?}", names_in(&dir));

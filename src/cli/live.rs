@@ -155,7 +155,7 @@ impl Output {
     ) -> Result<(), i32> {
         (self.rendering).advance(&mut self.text, grounded, program, spliced);
         let written = match &self.text {
-            Some(text) => self.file.write_pieces(text.pieces()),
+            Some(text) => self.file.write_text(text),
             None => (self.file).write(|out| self.rendering.write(grounded, program, out)),
         };
         written.map_err(|e| {

@@ -101,6 +101,54 @@ impl Text {
         self.pieces.iter().map(Piece::bytes)
     }
 
+    /// How many bytes the text has.
+    pub fn byte_len(&self) -> usize {
+        self.pieces.iter().map(|p| p.bytes().len()).sum()
+    }
+
+    /// The bytes of this text that may differ from those of `old` (another version's text,
+    /// such as the one a file still holds) at the same place: before the range, and after it
+    /// when the texts are as long, both texts hold the same lines of the same blocks. Found
+    /// from the pieces alone, without comparing bytes: an edit leaves most of a text in the
+    /// blocks it shares with the versions before, so a file that holds `old` needs only the
+    /// range written over it (skirmish's 18 MB for an edit of 49 lines).
+    pub fn changed_from(&self, old: &Text) -> Range<usize> {
+        let (len, old_len) = (self.byte_len(), old.byte_len());
+        let front = shared(self.pieces.iter(), old.pieces.iter(), false);
+        // The lines after a change are in place only when both texts are as long.
+        let back = match len == old_len {
+            true => shared(self.pieces.iter().rev(), old.pieces.iter().rev(), true),
+            false => 0,
+        };
+        front..(len - back).max(front)
+    }
+
+    /// Whether this text has lines of a block that `other` has lines of too. A text spliced
+    /// from this one has lines of this one's blocks and of new blocks only: `other` can be
+    /// found to share lines with it ([`Text::changed_from`]) only if this holds.
+    pub fn shares_a_block(&self, other: &Text) -> bool {
+        let blocks = |text: &Text| {
+            let mut blocks: Vec<*const Block> =
+                text.pieces.iter().map(|p| Arc::as_ptr(&p.block)).collect();
+            blocks.sort_unstable();
+            blocks
+        };
+        let theirs = blocks(other);
+        (blocks(self).iter()).any(|b| theirs.binary_search(b).is_ok())
+    }
+
+    /// The text's bytes `range`, as runs in order.
+    pub fn pieces_in(&self, range: Range<usize>) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.pieces.iter().filter_map(move |piece| {
+            let bytes = piece.bytes();
+            let (from, to) = (start, start + bytes.len());
+            start = to;
+            let (low, high) = (range.start.max(from), range.end.min(to));
+            (low < high).then(|| &bytes[low - from..high - from])
+        })
+    }
+
     /// The text as one string of bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -139,12 +187,32 @@ impl Text {
             rule_line(ground, atoms, &names, ground.rules.get(r), &mut line);
             block.push(line.as_bytes());
         }
-        let block = Arc::new(block);
+        let lines = ground.facts.len() + ground.rules.len();
+        self.splice(
+            Arc::new(block),
+            &places,
+            lines,
+            ground.facts.clone(),
+            removed,
+        );
+    }
+
+    /// Makes this a text of `lines` lines (the first are the facts `facts`): its lines
+    /// `places` (sorted) are those of `block`, in order, and the others are this text's
+    /// without its lines `removed` (sorted), in order.
+    fn splice(
+        &mut self,
+        block: Arc<Block>,
+        places: &[usize],
+        lines: usize,
+        facts: Vec<AtomId>,
+        removed: &[usize],
+    ) {
         let mut kept = Kept::new(std::mem::take(&mut self.pieces), removed);
         let mut text = Text {
-            pieces: Vec::with_capacity(kept.pieces.len() + 2 * count + 1),
-            lines: ground.facts.len() + ground.rules.len(),
-            facts: ground.facts.clone(),
+            pieces: Vec::with_capacity(kept.pieces.len() + 2 * places.len() + 1),
+            lines,
+            facts,
         };
         let mut next = 0;
         for (i, &place) in places.iter().enumerate() {
@@ -204,6 +272,42 @@ fn push(pieces: &mut Vec<Piece>, block: &Arc<Block>, lines: Range<usize>) {
     }
     let block = block.clone();
     pieces.push(Piece { block, lines });
+}
+
+/// How many bytes the pieces `a` and `b` share as the same lines of the same blocks, taken
+/// in step from their fronts (or their backs, when `back`: the pieces come last first).
+fn shared<'a>(
+    mut a: impl Iterator<Item = &'a Piece>,
+    mut b: impl Iterator<Item = &'a Piece>,
+    back: bool,
+) -> usize {
+    let (mut x, mut y) = (a.next(), b.next());
+    // How many lines of `x` and of `y` are taken.
+    let (mut x_used, mut y_used, mut bytes) = (0, 0, 0);
+    while let (Some(p), Some(q)) = (x, y) {
+        let n = (p.lines.len() - x_used).min(q.lines.len() - y_used);
+        // The next line taken from each: its index, or past it from the back.
+        let (line, other) = match back {
+            true => (p.lines.end - x_used, q.lines.end - y_used),
+            false => (p.lines.start + x_used, q.lines.start + y_used),
+        };
+        if !Arc::ptr_eq(&p.block, &q.block) || line != other {
+            break;
+        }
+        let starts = &p.block.starts;
+        bytes += match back {
+            true => starts[line] - starts[line - n],
+            false => starts[line + n] - starts[line],
+        };
+        (x_used, y_used) = (x_used + n, y_used + n);
+        if x_used == p.lines.len() {
+            (x, x_used) = (a.next(), 0);
+        }
+        if y_used == q.lines.len() {
+            (y, y_used) = (b.next(), 0);
+        }
+    }
+    bytes
 }
 
 /// The lines of a text that a new version keeps, taken from the front.
@@ -284,4 +388,141 @@ fn names(
         rule.body.iter().for_each(|&(_, a)| name(a));
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `lines` (each without its line end).
+    fn block(lines: &[String]) -> Arc<Block> {
+        let mut block = Block::with_capacity(0, lines.len());
+        lines
+            .iter()
+            .for_each(|l| block.push(format!("{l}\n").as_bytes()));
+        Arc::new(block)
+    }
+
+    /// The next of a sequence of pseudo-random numbers below `n`.
+    fn below(seed: &mut u64, n: usize) -> usize {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 33) % n as u64) as usize
+    }
+
+    /// The range a text gives against another covers every byte in which they differ at the
+    /// same place, and its pieces are the text's bytes there: texts spliced from one another
+    /// by random edits (lines removed, lines added, lines removed and added back as they
+    /// were, a compaction now and then), against the version before and the one before that.
+    #[test]
+    fn a_text_differs_from_an_earlier_version_only_in_its_changed_range() {
+        let mut seed = 7;
+        let mut lines: Vec<String> = (0..60).map(|i| format!("(rule {i})")).collect();
+        let mut text = Text::default();
+        text.splice(block(&lines), &Vec::from_iter(0..60), 60, Vec::new(), &[]);
+        let mut versions = vec![text.clone()];
+        let mut last_removed: Vec<(usize, String)> = Vec::new();
+        for step in 0..300 {
+            let removed: Vec<usize> = match (step % 2, lines.len()) {
+                (1, _) | (_, 0) => Vec::new(),
+                (_, n) => {
+                    let mut r: Vec<usize> = (0..1 + below(&mut seed, 3))
+                        .map(|_| below(&mut seed, n))
+                        .collect();
+                    r.sort_unstable();
+                    r.dedup();
+                    r
+                }
+            };
+            let kept: Vec<String> = (lines.iter().enumerate())
+                .filter(|(i, _)| removed.binary_search(i).is_err())
+                .map(|(_, l)| l.clone())
+                .collect();
+            // Odd steps add back what the step before removed, where it was.
+            let added: Vec<(usize, String)> = match step % 2 {
+                1 if below(&mut seed, 4) > 0 => std::mem::take(&mut last_removed),
+                _ => (0..below(&mut seed, 3))
+                    .map(|k| {
+                        (
+                            below(&mut seed, kept.len() + 1),
+                            format!("(new {step} {k})"),
+                        )
+                    })
+                    .collect(),
+            };
+            last_removed = removed.iter().map(|&r| (r, lines[r].clone())).collect();
+            // The new version's lines: the kept ones, with the added ones at their places.
+            let mut next = kept;
+            let mut places = Vec::new();
+            for (at, line) in added {
+                let at = at.min(next.len());
+                next.insert(at, line);
+                places
+                    .iter_mut()
+                    .filter(|p| **p >= at)
+                    .for_each(|p| *p += 1);
+                places.push(at);
+            }
+            places.sort_unstable();
+            let new_lines: Vec<String> = places.iter().map(|&p| next[p].clone()).collect();
+            text.splice(block(&new_lines), &places, next.len(), Vec::new(), &removed);
+            if step % 37 == 36 {
+                text.compact();
+            }
+            lines = next;
+            let bytes = text.to_bytes();
+            assert_eq!(
+                bytes,
+                lines
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+                    .into_bytes()
+            );
+            for old in versions.iter().rev().take(2) {
+                let old_bytes = old.to_bytes();
+                let range = text.changed_from(old);
+                assert!(
+                    range.start <= range.end && range.end <= bytes.len(),
+                    "{range:?}"
+                );
+                assert_eq!(
+                    bytes[..range.start],
+                    old_bytes[..range.start],
+                    "step {step}"
+                );
+                match bytes.len() == old_bytes.len() {
+                    true => assert_eq!(bytes[range.end..], old_bytes[range.end..], "step {step}"),
+                    false => assert_eq!(range.end, bytes.len(), "step {step}"),
+                }
+                assert_eq!(
+                    text.pieces_in(range.clone()).collect::<Vec<_>>().concat(),
+                    bytes[range]
+                );
+            }
+            versions.push(text.clone());
+        }
+    }
+
+    /// A line removed and added back as it was: against the text before the removal, only
+    /// that line is written; against the text without it, everything from it on.
+    #[test]
+    fn a_line_added_back_is_the_whole_change_from_the_text_before_it_went() {
+        let lines: Vec<String> = (0..10).map(|i| format!("(rule {i})")).collect();
+        let mut first = Text::default();
+        first.splice(block(&lines), &Vec::from_iter(0..10), 10, Vec::new(), &[]);
+        let mut without = first.clone();
+        without.splice(block(&[]), &[], 9, Vec::new(), &[4]);
+        let mut back = without.clone();
+        back.splice(block(&lines[4..5]), &[4], 10, Vec::new(), &[]);
+        // Lines 0 to 3 are 4 * 9 bytes, line 4 another 9.
+        assert_eq!(back.changed_from(&first), 36..45);
+        assert_eq!(back.changed_from(&without), 36..back.byte_len());
+        assert_eq!(first.changed_from(&first.clone()), 90..90);
+        assert!(back.shares_a_block(&first) && first.shares_a_block(&without));
+        let mut compacted = back.clone();
+        compacted.compact();
+        assert!(!compacted.shares_a_block(&back) && !first.shares_a_block(&compacted));
+    }
 }
