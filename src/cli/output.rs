@@ -134,7 +134,7 @@ impl Rewriter {
     /// Writes `text` to this rewriter's path, as [`Rewriter::write_pieces`] does, but over
     /// a spare that holds a text this rewriter wrote, only the bytes where the two differ
     /// ([`Text::changed_from`]): the rest of the file already holds them. Skirmish's step
-    /// counter edits wrote all 18 MB of its ground game, 4.5–6.4 ms of their 22–25 ms.
+    /// counter added back wrote all 18 MB of its ground game in 4.3–4.6 ms, now 1.3–1.6 ms.
     pub fn write_text(&mut self, text: &Text) -> std::io::Result<()> {
         if !self.writes_a_file() {
             return self.write_pieces(text.pieces());
