@@ -153,6 +153,11 @@ impl Output {
         program: &Program,
         spliced: Option<&GroundDelta>,
     ) -> Result<(), i32> {
+        if spliced.is_none() {
+            // Rendered afresh, the text shares no line with those written before: the
+            // rewriter need not keep them (they would stay in memory while it renders).
+            self.file.forget_texts();
+        }
         (self.rendering).advance(&mut self.text, grounded, program, spliced);
         let written = match &self.text {
             Some(text) => self.file.write_text(text),

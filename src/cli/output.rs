@@ -158,6 +158,12 @@ impl Rewriter {
         Ok(())
     }
 
+    /// Forgets the texts this rewriter wrote ([`Rewriter::write_text`]): the next one is
+    /// written whole.
+    pub fn forget_texts(&mut self) {
+        (self.at_path, self.at_temp) = (None, None);
+    }
+
     /// [`write_until`] to this rewriter's path.
     fn write_until(
         &mut self,
