@@ -230,7 +230,7 @@ impl Text {
     /// they point into hold more than about twice its bytes: each edit adds pieces, and
     /// leaves the lines it removed in their blocks.
     fn compact_if_scattered(&mut self) {
-        let bytes: usize = self.pieces.iter().map(|p| p.bytes().len()).sum();
+        let bytes = self.byte_len();
         let mut blocks: Vec<&Arc<Block>> = self.pieces.iter().map(|p| &p.block).collect();
         blocks.sort_unstable_by_key(|b| Arc::as_ptr(b));
         blocks.dedup_by(|a, b| Arc::ptr_eq(a, b));
@@ -243,7 +243,7 @@ impl Text {
     /// Copies the text into one block (which a text does by itself when its pieces are
     /// scattered).
     pub fn compact(&mut self) {
-        let bytes = self.pieces.iter().map(|p| p.bytes().len()).sum();
+        let bytes = self.byte_len();
         let mut block = Block::with_capacity(bytes, self.lines);
         for piece in &self.pieces {
             let from = &piece.block.starts;
