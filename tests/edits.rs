@@ -636,6 +636,39 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
 }
 
+/// Fills the spare text beside `watch`'s output in `dir` with `x`s, its length kept (and its
+/// time of last change, if `keep_time`: then `watch` still takes it for the text it wrote).
+fn spoil_spare(dir: &std::path::Path, keep_time: bool) {
+    use std::io::Write;
+    let spare = (names_in(dir).into_iter())
+        .find(|n| n.starts_with(".game.ground.kif.tmp-"))
+        .expect("a spare text kept beside the output");
+    let spare = dir.join(spare);
+    let before = std::fs::metadata(&spare).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&spare)
+        .unwrap();
+    file.write_all(&vec![b'x'; before.len() as usize]).unwrap();
+    if keep_time {
+        file.set_modified(before.modified().unwrap()).unwrap();
+    }
+}
+
+/// That `out`, written over a spare that [`spoil_spare`] filled with `x`s, got only the line
+/// of `game`'s goal of value `value`: the output is as long as `game`'s ground game, and
+/// `x`s but for that line.
+fn assert_only_goal_written(out: &std::path::Path, game: &std::path::Path, value: u32) {
+    let written = std::fs::read_to_string(out).unwrap();
+    assert_eq!(written.len(), ground_cli(game).len());
+    let goal = format!("(<= (goal xplayer {value}) (not (line x)) (not (line o)) (not open))\n");
+    assert!(
+        written.contains(&goal) && written.replace(&goal, "").bytes().all(|b| b == b'x'),
+        "{written}"
+    );
+}
+
 /// The text swapped out beside the output (the text before last) is written over only where
 /// it differs from the next text, while the file has the stamp it had when `watch` wrote it
 /// (inode, length, time of last change): a text changed behind its back with its time put
@@ -643,44 +676,39 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
 /// as long as it was, is written whole.
 #[test]
 fn watch_writes_over_the_text_before_last_only_where_it_differs_while_it_is_unchanged() {
-    use std::io::Write;
     let (dir, game, out, original) = watched_game("watch-spare");
     let (mut child, lines) = watch_past_a_save(&game, &original, &["--saves", "4"]);
-    // Fills the text before last with `x`s, its length kept (and its time, if `keep_time`).
-    let spoil = |keep_time: bool| {
-        let spare = (names_in(&dir).into_iter())
-            .find(|n| n.starts_with(".game.ground.kif.tmp-"))
-            .expect("the text before the last write kept beside the output");
-        let spare = dir.join(spare);
-        let before = std::fs::metadata(&spare).unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&spare)
-            .unwrap();
-        file.write_all(&vec![b'x'; before.len() as usize]).unwrap();
-        if keep_time {
-            file.set_modified(before.modified().unwrap()).unwrap();
-        }
-    };
-    spoil(true);
+    spoil_spare(&dir, true);
     std::fs::write(&game, &original).unwrap();
     lines.wait_for("save 2:");
-    let written = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(written.len(), ground_cli(&game).len());
-    let goal = "(<= (goal xplayer 50) (not (line x)) (not (line o)) (not open))\n";
-    assert!(
-        written.contains(goal) && written.replace(goal, "").bytes().all(|b| b == b'x'),
-        "{written}"
-    );
+    assert_only_goal_written(&out, &game, 50);
     // Over the text of the first save: the file is right again.
     let edited = original.replace("(goal xplayer 50)", "(goal xplayer 40)");
     std::fs::write(&game, edited).unwrap();
     lines.wait_for("save 3:");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
-    spoil(false);
+    spoil_spare(&dir, false);
     std::fs::write(&game, &original).unwrap();
     lines.wait_for("save 4:");
+    assert!(child.0.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
+}
+
+/// `watch` writes its first text into the spare as well, so that the first save, too, goes
+/// over a text it shares lines with: only the changed goal's line is written (the spare
+/// spoiled with its time put back shows it), and the save after it makes the file right.
+#[test]
+fn watch_writes_its_first_save_only_where_it_differs_from_the_first_text() {
+    let (dir, game, out, original) = watched_game("watch-first-spare");
+    let (mut child, lines) = watch(&game, &["--saves", "2"]);
+    lines.wait_for("watching");
+    spoil_spare(&dir, true);
+    let edited = original.replace("(goal xplayer 50)", "(goal xplayer 40)");
+    std::fs::write(&game, edited).unwrap();
+    lines.wait_for("save 1:");
+    assert_only_goal_written(&out, &game, 40);
+    std::fs::write(&game, &original).unwrap();
+    lines.wait_for("save 2:");
     assert!(child.0.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
 }

@@ -18,7 +18,9 @@
 //! the file already has. A spliced text ([`Rewriter::write_text`]) goes over them only where
 //! it differs from the text they hold, when that is a text the rewriter wrote and the file
 //! still has the inode, length and time of last change it had then: an edit undone, such as
-//! a goal changed back, writes the lines it changed, not the whole game.
+//! a goal changed back, writes the lines it changed, not the whole game. A text that shares
+//! no lines with the spare (the first one, or one rendered afresh) is written into the spare
+//! too, so that the next text is also written only where it differs.
 
 use gdlground::write::spliced::Text;
 use std::io::{ErrorKind, IoSlice, Seek, SeekFrom, Write};
@@ -155,7 +157,37 @@ impl Rewriter {
         // text rendered afresh shares none, and would only hold its blocks in memory.
         self.at_temp = (self.at_temp.take()).filter(|(old, _)| text.shares_a_block(old));
         self.at_path = Some((text.clone(), stamp));
+        if self.at_temp.is_none() {
+            self.copy_to_spare(text);
+        }
         Ok(())
+    }
+
+    /// Writes `text`, just put at the path, into the spare too, when the spare holds no text
+    /// the next one can share lines with (the session's first text, or one rendered afresh
+    /// after a large edit): the next text then goes over it only where the two differ, instead
+    /// of whole. Connect four's first goal edit after a rebuilt one wrote its whole 40 KB.
+    /// A spare that cannot be written is given up: the path's text is already in place.
+    fn copy_to_spare(&mut self, text: &Text) {
+        let copied = self.open_temp().and_then(|(mut file, spare)| {
+            let mut slices: Vec<IoSlice<'_>> = text.pieces().map(IoSlice::new).collect();
+            write_all_vectored(&mut file, &mut slices)?;
+            let len = text.byte_len() as u64;
+            if len < spare.map_or(0, |s| s.len) {
+                file.set_len(len)?;
+            }
+            file.metadata().map(|m| Stamp::of(&m))
+        });
+        match copied {
+            Ok(stamp) => {
+                self.spare = true;
+                self.at_temp = Some((text.clone(), stamp));
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(&self.temp);
+                self.spare = false;
+            }
+        }
     }
 
     /// Forgets the texts this rewriter wrote ([`Rewriter::write_text`]): the next one is
