@@ -24,10 +24,12 @@ import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
 from binary import default_binary
 
-# Chess last: its full grounding runs into the memory limit, and the machine is slow for a
-# while after (reclaiming that memory), which would disturb the games measured next.
+# Chess is chess_200, the chess of the corpus report's named games (docs/bench/README.md):
+# base/chess.kif has no grounding within reach (its reachable atoms include every combination
+# of `threatened_with_capture`'s coordinates; gringo does not finish it either), and its full
+# grounding only ran into the memory limit here.
 GAMES = ["base/hex.kif", "base/skirmish.kif", "base/breakthrough.kif", "base/connectFour.kif",
-         "base/chess.kif"]
+         "base/chess_200.kif"]
 KEYWORDS = {"role", "init", "base", "input", "true", "next", "legal", "does", "goal", "terminal"}
 
 
