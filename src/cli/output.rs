@@ -166,17 +166,14 @@ impl Rewriter {
     /// Writes `text`, just put at the path, into the spare too, when the spare holds no text
     /// the next one can share lines with (the session's first text, or one rendered afresh
     /// after a large edit): the next text then goes over it only where the two differ, instead
-    /// of whole. Connect four's first goal edit after a rebuilt one wrote its whole 40 KB.
-    /// A spare that cannot be written is given up: the path's text is already in place.
+    /// of whole. Hex's first goal edit of a session wrote all 8.5 MB (2.1–2.6 ms), now its
+    /// changed lines (0.4–0.45 ms). A spare that cannot be written is given up: the path's
+    /// text is already in place.
     fn copy_to_spare(&mut self, text: &Text) {
-        let copied = self.open_temp().and_then(|(mut file, spare)| {
+        let copied = self.fill_temp(|file, _| {
             let mut slices: Vec<IoSlice<'_>> = text.pieces().map(IoSlice::new).collect();
-            write_all_vectored(&mut file, &mut slices)?;
-            let len = text.byte_len() as u64;
-            if len < spare.map_or(0, |s| s.len) {
-                file.set_len(len)?;
-            }
-            file.metadata().map(|m| Stamp::of(&m))
+            write_all_vectored(file, &mut slices)?;
+            Ok(text.byte_len() as u64)
         });
         match copied {
             Ok(stamp) => {
@@ -252,15 +249,7 @@ impl Rewriter {
         &mut self,
         into: impl FnOnce(&mut std::fs::File, Option<Stamp>) -> std::io::Result<u64>,
     ) -> std::io::Result<Stamp> {
-        let result = self.open_temp().and_then(|(mut file, spare)| {
-            let end = into(&mut file, spare)?;
-            // Over a longer spare text, the end of the spare goes (a text as long or longer
-            // covers it: no truncation, a seventh of writing connect four's 40 KB).
-            if end < spare.map_or(0, |s| s.len) {
-                file.set_len(end)?;
-            }
-            file.metadata().map(|m| Stamp::of(&m))
-        });
+        let result = self.fill_temp(into);
         self.spare = false;
         self.at_temp = None;
         let result = result.and_then(|stamp| Ok((replace(&self.temp, &self.path)?, stamp)));
@@ -275,6 +264,22 @@ impl Rewriter {
                 Err(e)
             }
         }
+    }
+
+    /// Writes the temporary file with `into` (as [`Rewriter::replace`] does), cut to the end
+    /// `into` returns; returns the file's stamp.
+    fn fill_temp(
+        &self,
+        into: impl FnOnce(&mut std::fs::File, Option<Stamp>) -> std::io::Result<u64>,
+    ) -> std::io::Result<Stamp> {
+        let (mut file, spare) = self.open_temp()?;
+        let end = into(&mut file, spare)?;
+        // Over a longer spare text, the end of the spare goes (a text as long or longer
+        // covers it: no truncation, a seventh of writing connect four's 40 KB).
+        if end < spare.map_or(0, |s| s.len) {
+            file.set_len(end)?;
+        }
+        file.metadata().map(|m| Stamp::of(&m))
     }
 
     /// The temporary file, opened for writing from its start, and its stamp: the spare text
