@@ -374,6 +374,29 @@ fn ground_cli(game: &std::path::Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Asserts that an edit's line ends with its times: the read of the edited version, then the
+/// time from it to the file, with the dataflow's and the ground game's parts.
+fn assert_times(line: &str) {
+    let times = line.rsplit(" · ").next().unwrap_or_default();
+    let number = |text: &str| {
+        text.parse::<f64>()
+            .map_err(|_| format!("{text:?} in {line}"))
+    };
+    let (read, rest) = (times
+        .strip_prefix("read ")
+        .and_then(|t| t.split_once(" ms + ")))
+    .unwrap_or_else(|| panic!("no read time first: {line}"));
+    let (total, parts) = rest.split_once(" ms (dataflow ").expect(line);
+    let (dataflow, grounded) = parts.split_once(" ms; ground game ").expect(line);
+    let grounded = grounded.split_once(" ms, ").expect(line).0;
+    let [_, total, dataflow, grounded] =
+        [read, total, dataflow, grounded].map(|t| number(t).unwrap());
+    assert!(
+        dataflow <= grounded && grounded <= total,
+        "parts beyond the whole: {line}"
+    );
+}
+
 /// `ground` of the example game with the edit script `script`, written to `out`.
 fn run_script(script: &std::path::Path, out: &std::path::Path) -> std::process::Output {
     let (script, out) = (script.to_str().unwrap(), out.to_str().unwrap());
@@ -398,6 +421,9 @@ fn an_edit_script_rewrites_the_output_after_each_edit() {
         "{stderr}"
     );
     assert!(stderr.contains("pass: P+ rules +1/-0"), "{stderr}");
+    for line in stderr.lines().filter(|l| l.contains("P+ rules")) {
+        assert_times(line);
+    }
     // The same game edited by hand, grounded from scratch.
     let edited = std::fs::read_to_string(TICTACTOE)
         .unwrap()
@@ -615,6 +641,7 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     std::fs::write(&game, &edited).unwrap();
     let said = wait_for("save 1:");
     assert!(said.contains("rules +1/-1"), "{said}");
+    assert_times(&said);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
     let good = std::fs::read_to_string(&out).unwrap();
     // A broken save: the error with its location; the last good output stays.

@@ -7,8 +7,9 @@ run of an edit script made from the game's own text:
   top     three goal rules, each with its value changed and changed back (6 edits; a goal
           whose value is a variable gets an always-true literal and loses it again);
   deep    one recursive rule, removed and added back (2 edits), when the game has one.
-Each edit's line gives its total time (edit-to-file: planning, dataflow, ground game, writing
-the file), the dataflow part, the ground game's time (edit-to-ground-game: what the library's
+Each edit's line gives the time to read the edited text (parse and checks: the whole game's
+text, as `watch` reads every save), then its time from that version (edit-to-file: planning,
+dataflow, ground game, writing the file), the dataflow part, the ground game's time (edit-to-ground-game: what the library's
 `Session::apply` returns, the ground program and its delta) and whether the ground game was
 patched or rebuilt by the whole ground stage, and how many ground rules it added and removed
 against the game's total (an edit that changes a fifth of the game writes a fifth of it anew,
@@ -16,6 +17,8 @@ so the share says which edits the 5 % goal can hold for). The script runs --repe
 one session (each edit pair returns to the game's text, so every repetition meets the same
 versions), and each edit's times are the medians over the repetitions: a connect four goal
 edit takes a quarter of a millisecond, and one timing of it moved by a fifth between runs.
+The report gives edit-to-file both without the read (the library's `Session::apply` takes a
+parsed version) and with it (a save in `watch`, whose whole text is read again).
 Writes DIR/edits.md and DIR/edits.tsv.
 
     python3 docs/bench/edits.py --out docs/edits
@@ -132,7 +135,8 @@ def main():
             print(notes[-1], file=sys.stderr)
             continue
         changed = r"ground rules \+(\d+)/-(\d+)"
-        pattern = r"([\d.]+) ms \(dataflow ([\d.]+) ms; ground game ([\d.]+) ms, (patched|rebuilt)\)$"
+        pattern = (r"read ([\d.]+) ms \+ ([\d.]+) ms \(dataflow ([\d.]+) ms; ground game ([\d.]+) ms, "
+                   r"(patched|rebuilt)\)$")
         edits = [l for l in p.stderr.splitlines() if re.search(pattern, l)]
         start = [l for l in p.stderr.splitlines() if "grounded live" in l]
         live_ms = int(re.search(r"(\d+) ms$", start[0]).group(1)) if start else None
@@ -143,17 +147,18 @@ def main():
             continue
         for i, kind in enumerate(kinds):
             found = [re.search(pattern, edits[i + r * n]).groups() for r in range(args.repeat)]
-            total, dataflow, grounded = (statistics.median(float(f[k]) for f in found) for k in range(3))
-            how = found[0][3]
+            read, total, dataflow, grounded = (statistics.median(float(f[k]) for f in found)
+                                               for k in range(4))
+            how = found[0][4]
             added, removed = re.search(changed, edits[i]).groups()
             rows.append((name, kind, edits[i].split(":")[0], total, dataflow, grounded, how,
-                         full, live_ms, int(added) + int(removed), total_rules))
+                         full, live_ms, int(added) + int(removed), total_rules, read))
         print(f"{name}: full {full} ms, live start {live_ms} ms, {n} edits run {args.repeat} times",
               file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "edits.tsv"), "w") as f:
         f.write("game\tkind\tedit\tedit_ms\tdataflow_ms\tground_game_ms\tground_game\tfull_ms\tlive_start_ms\t"
-                "rules_changed\trules_total\n")
+                "rules_changed\trules_total\tread_ms\n")
         for r in rows:
             f.write("\t".join(map(str, r)) + "\n")
     with open(os.path.join(args.out, "edits.md"), "w") as f:
@@ -161,14 +166,18 @@ def main():
                 f"(run {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, one worker; each edit's times "
                 f"the medians over {args.repeat} runs of the script in one session, a full grounding's "
                 f"the median of {args.runs}).\n\n"
-                "`file` is edit-to-file (planning, dataflow update, ground game, writing the whole file); "
+                "`file` is edit-to-file from the edited version as loaded (planning, dataflow update, "
+                "ground game, writing the whole file); `read` is loading that version (parsing the "
+                "whole edited text, lowering and checking it), which `watch` does for every save, and "
+                "`read + file` the two together; "
                 "`ground game` is edit-to-ground-game (what `Session::apply` returns: the ground program "
                 "and its delta); `dataflow` is planning and the live dataflow's update alone; `patched` "
                 "counts the edits whose ground game was patched rather than rebuilt by the whole ground "
                 "stage. Ratios are over the median full grounding (`ground -o /dev/null`).\n\n")
         f.write("| game | kind | edits | patched | full ms | live start ms | file ms (median) | file/full (median, max) "
+                "| read ms (median) | read + file/full (median, max) "
                 "| ground game ms (median) | ground game/full (median, max) | dataflow/full (median, max) |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n")
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         ratio = lambda xs, full: f"{statistics.median(xs) / full:.1%}, {max(xs) / full:.1%}"
         for name in GAMES:
             for kind in ["bottom", "top", "deep"]:
@@ -177,13 +186,18 @@ def main():
                     continue
                 full = rs[0][7]
                 e, d, g = [r[3] for r in rs], [r[4] for r in rs], [r[5] for r in rs]
+                rd, saved = [r[11] for r in rs], [r[11] + r[3] for r in rs]
                 patched = sum(r[6] == "patched" for r in rs)
                 f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.1f} | {rs[0][8]} | {statistics.median(e):.1f} | "
-                        f"{ratio(e, full)} | {statistics.median(g):.1f} | {ratio(g, full)} | {ratio(d, full)} |\n")
+                        f"{ratio(e, full)} | {statistics.median(rd):.2f} | {ratio(saved, full)} | "
+                        f"{statistics.median(g):.1f} | {ratio(g, full)} | {ratio(d, full)} |\n")
         if rows:
             share = lambda i: [r[i] / r[7] for r in rows]
+            saves = [(r[11] + r[3]) / r[7] for r in rows]
             f.write(f"\nAll {len(rows)} edits ({sum(r[6] == 'patched' for r in rows)} patched): "
                     f"edit-to-file/full median {statistics.median(share(3)):.1%} (max {max(share(3)):.1%}); "
+                    f"with the read of the edited text, median {statistics.median(saves):.1%} "
+                    f"(max {max(saves):.1%}); "
                     f"edit-to-ground-game/full median {statistics.median(share(5)):.1%} (max {max(share(5)):.1%}); "
                     f"dataflow/full median {statistics.median(share(4)):.1%} (max {max(share(4)):.1%}). "
                     f"{sum(r[9] > 0.05 * r[10] for r in rows)} of the {len(rows)} edits add and remove more "

@@ -13,7 +13,7 @@ use gdlground::write::ground::{lines, AtomText};
 use gdlground::write::spliced::Text;
 use gdlground::{Game, GroundDelta, Grounded, Session};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A game grounded live, and where its ground game goes.
 pub struct LiveRun {
@@ -81,8 +81,10 @@ impl LiveRun {
     }
 
     /// Re-grounds for `version` of the game (loaded as `game`), rewrites the output and
-    /// returns the line that says what changed; `label` names the version.
-    pub fn update(&mut self, game: &Game, label: &str) -> Result<String, i32> {
+    /// returns the line that says what changed; `label` names the version, and `read` is the
+    /// time it took to load it (parse and checks), which the line gives before the time from
+    /// the loaded version to the written file: together they are the whole save's.
+    pub fn update(&mut self, game: &Game, label: &str, read: Duration) -> Result<String, i32> {
         let start = Instant::now();
         let update = self
             .session
@@ -98,7 +100,7 @@ impl LiveRun {
             (self.output).write(update.grounded, &game.program, spliced)?;
         }
         let mut line = format!(
-            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · {:.2} ms (dataflow {:.2} ms; ground game {:.2} ms, {how})",
+            "{label}: P+ rules +{}/-{} · ground rules +{}/-{} · facts +{}/-{} · atoms +{}/-{} · read {:.2} ms + {:.2} ms (dataflow {:.2} ms; ground game {:.2} ms, {how})",
             edit.rules_added,
             edit.rules_removed,
             delta.rules_added.len(),
@@ -107,6 +109,7 @@ impl LiveRun {
             delta.facts_removed.len(),
             delta.atoms_added.len(),
             delta.atoms_removed.len(),
+            ms(read),
             ms(start.elapsed()),
             ms(edit.elapsed),
             ms(grounded),
@@ -196,7 +199,7 @@ fn tune_allocator() {
 
 /// A duration in milliseconds, for the edit lines (written to a hundredth: small games'
 /// edits take a few tenths, which a tenth's rounding would move by a sixth).
-fn ms(duration: std::time::Duration) -> f64 {
+fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
@@ -255,10 +258,11 @@ pub fn script(args: &super::ground::Args, path: &Path) -> i32 {
             }
         };
         let name = format!("{} (after {})", game.source.name, edit.label);
+        let reading = Instant::now();
         let Some(version) = load_version(name, text.clone(), game.syntax) else {
             return EXIT_REJECTED;
         };
-        match run.update(&version, &edit.label) {
+        match run.update(&version, &edit.label, reading.elapsed()) {
             Ok(line) => eprintln!("{line}"),
             Err(code) => return code,
         }

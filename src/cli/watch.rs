@@ -95,6 +95,7 @@ pub fn run(args: &Args) -> i32 {
             continue;
         }
         stamp = now;
+        let reading = Instant::now();
         let Ok(text) = std::fs::read_to_string(&args.game) else {
             continue;
         };
@@ -111,7 +112,7 @@ pub fn run(args: &Args) -> i32 {
         };
         let label = format!("save {saves}");
         let result = match run.as_mut() {
-            Some(session) => session.update(&version, &label),
+            Some(session) => session.update(&version, &label, reading.elapsed()),
             None => {
                 LiveRun::start(&version, args.format, &options, &output, args.diff).map(|fresh| {
                     (run, written) = (Some(fresh), true);
