@@ -913,6 +913,24 @@ fn a_static_fact_edit_counts_as_a_rule_of_p_plus() {
     assert_eq!((removed.rules_added, removed.rules_removed), (0, 1));
 }
 
+/// A session's first edit plans only the rules it changed, as later edits do: the start
+/// leaves the plans of its version remembered for the updates (it planned every rule afresh).
+#[test]
+fn the_first_edit_plans_only_the_rules_it_changed() {
+    let game = std::fs::read_to_string(TICTACTOE).unwrap();
+    let (goal, changed) = ("(goal xplayer 100)", "(goal xplayer 90)");
+    assert!(game.contains(goal));
+    let first = program(&game, Syntax::Kif).expect("a valid game");
+    let edited = program(&game.replace(goal, changed), Syntax::Kif).expect("a valid game");
+    let mut session = Session::start(&first, &options(1)).expect("grounds");
+    let rules = first.rules.len();
+    for (version, name) in [(&edited, "the edit"), (&first, "the edit undone")] {
+        let edit = session.apply(version).expect("re-grounds").edit;
+        assert_eq!((edit.rules_added, edit.rules_removed), (1, 1), "{name}");
+        assert_eq!(edit.rules_planned, 1, "{name}: of {rules} rules");
+    }
+}
+
 /// The rules of relations that only goal and terminal rules read are evaluated above the
 /// live dataflow: editing them does not run it. Edits that make such a relation read by a
 /// rule below (and so move it into the dataflow) and back, edits of a relation in the middle

@@ -403,6 +403,8 @@ pub struct Memo {
     /// Where the next key is written: looking up a remembered plan allocates nothing (the
     /// keys built as nested lists had been a tenth of a connect four goal edit).
     key: RefCell<Vec<u32>>,
+    /// How many plans this version made rather than found remembered.
+    made: std::cell::Cell<usize>,
 }
 
 impl Memo {
@@ -414,8 +416,15 @@ impl Memo {
         (self.plans.borrow_mut()).retain(|(_, reads)| !reads.iter().any(|r| relations.contains(r)));
     }
 
+    /// How many rules the version begun last planned afresh, not finding their plans
+    /// remembered.
+    pub fn made(&self) -> usize {
+        self.made.get()
+    }
+
     /// Begins a version: the plans the last version used stay, older ones go.
     pub fn begin(&self) {
+        self.made.set(0);
         self.plans.borrow_mut().begin();
         self.components.borrow_mut().begin();
     }
@@ -453,11 +462,18 @@ impl Memo {
     ) -> RulePlan {
         let mut room = self.key.borrow_mut();
         room.clear();
-        if !key(&mut room) {
-            return plan();
+        let keyed = key(&mut room);
+        let remembered =
+            |plans: &mut Recent<_, ReadingPlan>| plans.get(&room[..]).map(|(plan, _)| plan.clone());
+        if let Some(found) = keyed
+            .then(|| remembered(&mut self.plans.borrow_mut()))
+            .flatten()
+        {
+            return found;
         }
-        if let Some((found, _)) = self.plans.borrow_mut().get(&room[..]) {
-            return found.clone();
+        self.made.set(self.made.get() + 1);
+        if !keyed {
+            return plan();
         }
         // Unique in the process: a memo made afresh (new statistics) reuses no id.
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -44,6 +44,9 @@ pub struct Edit {
     /// How many exact relations kept their rows from the previous version when static rules
     /// changed (the edit reached neither their rules nor what they read: see [`super::statics`]).
     pub statics_kept: usize,
+    /// How many rules were planned afresh, their plans not remembered from earlier versions
+    /// (a rule new or changed, or one reading a relation whose facts changed).
+    pub rules_planned: usize,
     /// Whether the version's instantiation is the previous version's, ids included (no atom
     /// nor instance changed, the same numbering, the same exact relations): its ground game
     /// is the previous one, byte for byte.
@@ -211,10 +214,15 @@ impl LiveGame {
         };
         let kinds = Kinds::new(program);
         let planned = plan(program, encoding, (&stats, Some(&memo)), &kinds);
+        let rules_planned = memo.made();
         let exact = kinds.exact;
         self.stats = Some((stats, memo));
         let limits = Limits::new(&self.options);
-        self.move_to(program, encoding, (exact, planned), None, &limits, start)
+        let edit = self.move_to(program, encoding, (exact, planned), None, &limits, start)?;
+        Ok(Edit {
+            rules_planned,
+            ..edit
+        })
     }
 
     /// Moves the dataflow to the version of `program` whose relations computed exactly are
