@@ -9,9 +9,10 @@ run of an edit script made from the game's own text:
   deep    one recursive rule, removed and added back (2 edits), when the game has one.
 Each edit's line gives the time to read the edited text (parse and checks: the whole game's
 text, as `watch` reads every save), then its time from that version (edit-to-file: planning,
-dataflow, ground game, writing the file), the dataflow part, the ground game's time (edit-to-ground-game: what the library's
-`Session::apply` returns, the ground program and its delta) and whether the ground game was
-patched or rebuilt by the whole ground stage, and how many ground rules it added and removed
+dataflow, ground game, writing the file), the dataflow part, the ground game's time
+(edit-to-ground-game: what the library's `Session::apply` returns, the ground program and its
+delta) and whether the ground game was patched or rebuilt by the whole ground stage, and how
+many ground rules it added and removed
 against the game's total (an edit that changes a fifth of the game writes a fifth of it anew,
 so the share says which edits the 5 % goal can hold for). The script runs --repeat times in
 one session (each edit pair returns to the game's text, so every repetition meets the same
@@ -179,6 +180,7 @@ def main():
                 "| ground game ms (median) | ground game/full (median, max) | dataflow/full (median, max) |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         ratio = lambda xs, full: f"{statistics.median(xs) / full:.1%}, {max(xs) / full:.1%}"
+        saved_ms = lambda r: r[11] + r[3]  # the read of the edited text, then edit-to-file
         for name in GAMES:
             for kind in ["bottom", "top", "deep"]:
                 rs = [r for r in rows if r[0] == name and r[1] == kind]
@@ -186,14 +188,14 @@ def main():
                     continue
                 full = rs[0][7]
                 e, d, g = [r[3] for r in rs], [r[4] for r in rs], [r[5] for r in rs]
-                rd, saved = [r[11] for r in rs], [r[11] + r[3] for r in rs]
+                rd, saved = [r[11] for r in rs], [saved_ms(r) for r in rs]
                 patched = sum(r[6] == "patched" for r in rs)
                 f.write(f"| {name} | {kind} | {len(rs)} | {patched} | {full:.1f} | {rs[0][8]} | {statistics.median(e):.1f} | "
                         f"{ratio(e, full)} | {statistics.median(rd):.2f} | {ratio(saved, full)} | "
                         f"{statistics.median(g):.1f} | {ratio(g, full)} | {ratio(d, full)} |\n")
         if rows:
             share = lambda i: [r[i] / r[7] for r in rows]
-            saves = [(r[11] + r[3]) / r[7] for r in rows]
+            saves = [saved_ms(r) / r[7] for r in rows]
             f.write(f"\nAll {len(rows)} edits ({sum(r[6] == 'patched' for r in rows)} patched): "
                     f"edit-to-file/full median {statistics.median(share(3)):.1%} (max {max(share(3)):.1%}); "
                     f"with the read of the edited text, median {statistics.median(saves):.1%} "

@@ -17,7 +17,7 @@ use crate::analysis::{each_relation, Dependencies};
 use crate::hash::{FastSet, Recent};
 use crate::program::encoding::Encoding;
 use crate::program::{Atom, Builtin, Literal, Program, RelId, Rule, Term, VarId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -404,7 +404,7 @@ pub struct Memo {
     /// keys built as nested lists had been a tenth of a connect four goal edit).
     key: RefCell<Vec<u32>>,
     /// How many plans this version made rather than found remembered.
-    made: std::cell::Cell<usize>,
+    made: Cell<usize>,
 }
 
 impl Memo {
@@ -463,13 +463,10 @@ impl Memo {
         let mut room = self.key.borrow_mut();
         room.clear();
         let keyed = key(&mut room);
-        let remembered =
-            |plans: &mut Recent<_, ReadingPlan>| plans.get(&room[..]).map(|(plan, _)| plan.clone());
-        if let Some(found) = keyed
-            .then(|| remembered(&mut self.plans.borrow_mut()))
-            .flatten()
-        {
-            return found;
+        if keyed {
+            if let Some((found, _)) = self.plans.borrow_mut().get(&room[..]) {
+                return found.clone();
+            }
         }
         self.made.set(self.made.get() + 1);
         if !keyed {
