@@ -1,6 +1,6 @@
 //! Interning: every name and every ground term gets a `u32`.
 
-use std::collections::HashMap;
+use crate::hash::FastMap;
 
 /// An interned name (constant, function or relation symbol).
 pub type Sym = u32;
@@ -8,10 +8,10 @@ pub type Sym = u32;
 pub type TermId = u32;
 
 /// The name table: `Sym` ↔ text.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Symbols {
     names: Vec<Box<str>>,
-    ids: HashMap<Box<str>, Sym>,
+    ids: FastMap<Box<str>, Sym>,
 }
 
 impl Symbols {
@@ -57,10 +57,10 @@ pub enum GroundTerm {
 }
 
 /// Hash-consed ground terms: equal terms get equal ids, so term equality is `u32` equality.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Terms {
     entries: Vec<GroundTerm>,
-    ids: HashMap<GroundTerm, TermId>,
+    ids: FastMap<GroundTerm, TermId>,
 }
 
 impl Terms {

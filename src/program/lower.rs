@@ -1,13 +1,15 @@
 //! Lowering: syntax tree → `Program`. Interns names and ground terms, pushes negation inward,
-//! splits disjunctions into separate rules, recognises built-ins and operation effects, and
-//! reports arity clashes; then runs the checks of [`super::check`].
+//! splits disjunctions into separate rules and recognises built-ins and operation effects,
+//! giving a [`Fragment`]; [`super::assemble`] then joins fragments into one program, reports
+//! arity clashes and runs the checks of [`super::check`].
 
+use super::assemble::Assembly;
 use super::{
-    check, Atom, Builtin, Effect, GroundTerm, Literal, Model, Operation, Origin, Program, RelId,
-    Relation, Rule, Sym, Symbols, Term, Terms, VarId,
+    check, Atom, Builtin, Context, Effect, GroundTerm, Literal, Model, Operation, Origin, Program,
+    RelId, Relation, Rule, Sym, Symbols, Term, Terms, VarId,
 };
+use crate::hash::{FastMap, FastSet};
 use crate::syntax::{self as ast, Code, Diagnostic, Formula, Span, Statement};
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// The most rules one statement may split into when its disjunctions are multiplied out.
@@ -16,7 +18,28 @@ pub const MAX_DISJUNCTS: usize = 4096;
 /// Lowers the statements of one file to a `Program` in `model`, returning it with every
 /// diagnostic of lowering and checking. The program is usable only when none is an error.
 pub fn lower(statements: &[Statement], model: Model) -> (Program, Vec<Diagnostic>) {
-    let mut lowerer = Lowerer::new(statements, model);
+    let context = Context::of(statements, model);
+    Assembly::of(lower_fragment(statements, &context, model)).finish()
+}
+
+/// Some statements lowered on their own, with names, terms and relations numbered in the
+/// order they first occur in them. Joined in file order, fragments make the program that
+/// lowering the whole file at once makes (see [`super::assemble`]).
+#[derive(Clone, Debug)]
+pub struct Fragment {
+    /// The rules, operations, names, terms and relations of the statements (no dynamics).
+    pub(super) program: Program,
+    /// The first use of each name with each arity, as a relation or a function, in order:
+    /// arity clashes are found when fragments are joined.
+    pub(super) arities: Vec<(Kind, Sym, usize, Span)>,
+    /// The problems found in the statements themselves (lowering them, and the checks of
+    /// each rule on its own).
+    pub(super) diagnostics: Vec<Diagnostic>,
+}
+
+/// Lowers `statements` in `model`, knowing of the rest of the game what `context` says.
+pub fn lower_fragment(statements: &[Statement], context: &Context, model: Model) -> Fragment {
+    let mut lowerer = Lowerer::new(context, model);
     for statement in statements {
         match statement {
             Statement::Rule { head, body, span } => lowerer.rule(head, body, *span),
@@ -28,17 +51,13 @@ pub fn lower(statements: &[Statement], model: Model) -> (Program, Vec<Diagnostic
             } => lowerer.operation(action, conditions, effects, *span),
         }
     }
-    if model == Model::Classic {
-        lowerer.dynamics_relations();
+    let mut diagnostics = lowerer.diagnostics;
+    diagnostics.extend(check::rules(&lowerer.program));
+    Fragment {
+        program: lowerer.program,
+        arities: lowerer.arities,
+        diagnostics,
     }
-    let Lowerer {
-        program,
-        mut diagnostics,
-        ..
-    } = lowerer;
-    diagnostics.extend(check::run(&program));
-    diagnostics.sort_by_key(|d| (d.span, d.code.as_str()));
-    (program, diagnostics)
 }
 
 /// A literal before lowering: an atom of the syntax tree and whether it is negated. Shared,
@@ -47,7 +66,7 @@ type RawLiteral = (Rc<ast::Atom>, bool);
 
 /// Relations and functions have arities of their own: `cell` may be both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Kind {
+pub(super) enum Kind {
     Relation,
     Function,
 }
@@ -55,7 +74,7 @@ enum Kind {
 /// The variables of the statement being lowered.
 #[derive(Default)]
 struct Scope {
-    ids: HashMap<String, VarId>,
+    ids: FastMap<String, VarId>,
     names: Vec<String>,
     spans: Vec<Span>,
 }
@@ -84,67 +103,48 @@ impl Scope {
 }
 
 /// Lowering state for one file.
-struct Lowerer {
+struct Lowerer<'c> {
     program: Program,
     diagnostics: Vec<Diagnostic>,
     /// Relation ids by (name, arity).
-    relation_ids: HashMap<(Sym, usize), RelId>,
-    /// The first arity and place each relation and function name was used with.
-    first_arity: HashMap<(Kind, Sym), (usize, Span)>,
-    /// Arity clashes already reported, so each is reported once.
-    reported_clashes: HashSet<(Kind, Sym, usize)>,
-    /// (name, arity) of every rule head: such relations are never built-ins.
-    defined: HashSet<(String, usize)>,
-    /// (name, arity) of every operation's action and declared action: effects naming one
-    /// perform it.
-    actions: HashSet<(String, usize)>,
+    relation_ids: FastMap<(Sym, usize), RelId>,
+    /// See [`Fragment::arities`].
+    arities: Vec<(Kind, Sym, usize, Span)>,
+    /// The (kind, name, arity) in `arities`.
+    noted: FastSet<(Kind, Sym, usize)>,
+    /// What the rest of the game says.
+    context: &'c Context,
 }
 
-/// The name and arity of a term used as an atom (an action or a fluent).
-fn term_signature(term: &ast::Term) -> Option<(String, usize)> {
-    match term {
-        ast::Term::Const(n) => Some((n.text.clone(), 0)),
-        ast::Term::Func(n, args, _) => Some((n.text.clone(), args.len())),
-        ast::Term::Var(_) => None,
+impl Program {
+    /// A program with nothing in it yet, in `model`.
+    pub(super) fn empty(model: Model) -> Program {
+        Program {
+            model,
+            symbols: Symbols::default(),
+            terms: Terms::default(),
+            relations: Vec::new(),
+            relation_spans: Vec::new(),
+            rules: Vec::new(),
+            rule_origins: Vec::new(),
+            operations: Vec::new(),
+            operation_origins: Vec::new(),
+            dynamics: Vec::new(),
+            lowering: None,
+            auxiliary: Vec::new(),
+        }
     }
 }
 
-impl Lowerer {
-    fn new(statements: &[Statement], model: Model) -> Lowerer {
-        let mut defined = HashSet::new();
-        let mut actions = HashSet::new();
-        for statement in statements {
-            match statement {
-                Statement::Rule { head, .. } => {
-                    defined.insert((head.name.text.clone(), head.args.len()));
-                    if head.name.text == "action" && head.args.len() == 1 {
-                        actions.extend(term_signature(&head.args[0]));
-                    }
-                }
-                Statement::Operation { action, .. } => actions.extend(term_signature(action)),
-            }
-        }
+impl<'c> Lowerer<'c> {
+    fn new(context: &'c Context, model: Model) -> Lowerer<'c> {
         Lowerer {
-            program: Program {
-                model,
-                symbols: Symbols::default(),
-                terms: Terms::default(),
-                relations: Vec::new(),
-                relation_spans: Vec::new(),
-                rules: Vec::new(),
-                rule_origins: Vec::new(),
-                operations: Vec::new(),
-                operation_origins: Vec::new(),
-                dynamics: Vec::new(),
-                lowering: None,
-                auxiliary: Vec::new(),
-            },
+            program: Program::empty(model),
             diagnostics: Vec::new(),
-            relation_ids: HashMap::new(),
-            first_arity: HashMap::new(),
-            reported_clashes: HashSet::new(),
-            defined,
-            actions,
+            relation_ids: FastMap::default(),
+            arities: Vec::new(),
+            noted: FastSet::default(),
+            context,
         }
     }
 
@@ -255,9 +255,7 @@ impl Lowerer {
             _ => return self.bad_effect(effect.span()),
         };
         let term = self.atom_as_term(atom, scope);
-        let is_action = self
-            .actions
-            .contains(&(atom.name.text.clone(), atom.args.len()));
+        let is_action = self.context.is_action(&atom.name.text, atom.args.len());
         match (is_action, negated) {
             (false, false) => Some(Effect::Add(term)),
             (false, true) => Some(Effect::Delete(term)),
@@ -304,7 +302,7 @@ impl Lowerer {
         match f {
             // `or(F, G)` in infix is a disjunction unless the game defines `or` itself.
             Formula::Atom(a)
-                if a.name.text == "or" && !self.defined.contains(&("or".into(), a.args.len())) =>
+                if a.name.text == "or" && !self.context.defines("or", a.args.len()) =>
             {
                 let parts: Option<Vec<Formula>> = a
                     .args
@@ -372,19 +370,14 @@ impl Lowerer {
         let model = self.program.model;
         let name = atom.name.text.as_str();
         let arity = atom.args.len();
-        if self.defined.contains(&(name.to_string(), arity)) {
-            let a = self.relation_atom(atom, scope);
-            return Some(if negated {
-                Literal::Neg(a)
-            } else {
-                Literal::Pos(a)
-            });
-        }
-        if let Some(op) = Builtin::of(model, name, arity) {
-            let args = atom.args.iter().map(|t| self.term(t, scope)).collect();
-            return Some(Literal::Builtin { op, args, negated });
-        }
-        if model == Model::Operations && name == "countofall" && arity == 3 {
+        let builtin = Builtin::of(model, name, arity);
+        let counts = model == Model::Operations && name == "countofall" && arity == 3;
+        // A relation the game defines is read as that relation, whatever its name.
+        if (builtin.is_some() || counts) && !self.context.defines(name, arity) {
+            if let Some(op) = builtin {
+                let args = atom.args.iter().map(|t| self.term(t, scope)).collect();
+                return Some(Literal::Builtin { op, args, negated });
+            }
             return self.count(atom, negated, scope);
         }
         let a = self.relation_atom(atom, scope);
@@ -432,44 +425,7 @@ impl Lowerer {
         Atom { rel, args }
     }
 
-    /// Interns `true`/1 and `does`/2 even where no rule mentions them: the dynamics of GDL.md
-    /// §2 derive them from `init`, `next` and `legal` (a game whose rules never read `does`
-    /// still has moves), and the engine needs relations to put their atoms in.
-    /// Then writes those dynamics rules (for the support relations the program has).
-    fn dynamics_relations(&mut self) {
-        for (name, arity) in [("true", 1), ("does", 2)] {
-            let sym = self.program.symbols.intern(name);
-            if let std::collections::hash_map::Entry::Vacant(e) =
-                self.relation_ids.entry((sym, arity))
-            {
-                e.insert(self.program.relations.len() as RelId);
-                self.program.relations.push(Relation { name: sym, arity });
-                self.program.relation_spans.push(Span::default());
-            }
-        }
-        for (head, body, arity) in [
-            ("true", "init", 1),
-            ("true", "next", 1),
-            ("does", "legal", 2),
-        ] {
-            let (Some(h), Some(b)) = (
-                self.program.relation(head, arity),
-                self.program.relation(body, arity),
-            ) else {
-                continue;
-            };
-            let args: Box<[Term]> = (0..arity as VarId).map(Term::Var).collect();
-            self.program.dynamics.push(Rule {
-                head: Atom {
-                    rel: h,
-                    args: args.clone(),
-                },
-                body: vec![Literal::Pos(Atom { rel: b, args })],
-            });
-        }
-    }
-
-    /// The id of relation `name`/`arity`, reporting a clash with an earlier arity.
+    /// The id of relation `name`/`arity` in this fragment.
     fn relation(&mut self, name: &ast::Name, arity: usize) -> RelId {
         let sym = self.program.symbols.intern(&name.text);
         self.note_arity(Kind::Relation, sym, name, arity);
@@ -483,37 +439,11 @@ impl Lowerer {
         id
     }
 
-    /// Records that `name` was used with `arity` arguments as a relation or a function, and
-    /// reports a clash with the first arity it was used with.
+    /// Records the first use of `name` with `arity` as a relation or a function.
     fn note_arity(&mut self, kind: Kind, sym: Sym, name: &ast::Name, arity: usize) {
-        let Some(&(first, first_span)) = self.first_arity.get(&(kind, sym)) else {
-            self.first_arity.insert((kind, sym), (arity, name.span));
-            return;
-        };
-        if first == arity || !self.reported_clashes.insert((kind, sym, arity)) {
-            return;
+        if self.noted.insert((kind, sym, arity)) {
+            self.arities.push((kind, sym, arity, name.span));
         }
-        let what = match kind {
-            Kind::Relation => "relation",
-            Kind::Function => "function",
-        };
-        self.diagnostics.push(
-            Diagnostic::error(
-                Code::Arity,
-                name.span,
-                format!(
-                    "{what} `{}` is used with {} here but with {} before",
-                    name.text,
-                    arguments(arity),
-                    arguments(first)
-                ),
-            )
-            .with_note(
-                Some(first_span),
-                format!("first used with {} here", arguments(first)),
-            )
-            .with_hint(format!("a {what} has one arity; rename one of the two")),
-        );
     }
 
     /// A term of the rule; ground subterms are interned.
@@ -578,14 +508,5 @@ fn term_as_atom(t: &ast::Term) -> Option<ast::Atom> {
             span: *span,
         }),
         ast::Term::Var(_) => None,
-    }
-}
-
-/// "1 argument", "2 arguments".
-fn arguments(n: usize) -> String {
-    if n == 1 {
-        "1 argument".into()
-    } else {
-        format!("{n} arguments")
     }
 }

@@ -6,9 +6,11 @@
 //! plus every diagnostic of the checks (safety, stratification, arity, GDL keywords).
 //! Invariant: a `Program` returned without errors is safe and stratified.
 
+mod assemble;
 mod builtin;
 mod check;
 mod compare;
+mod context;
 pub mod encoding;
 mod functional;
 mod groups;
@@ -18,10 +20,12 @@ mod lower;
 pub mod operations;
 pub mod project;
 
+pub use assemble::Assembly;
 pub use builtin::Builtin;
+pub use context::Context;
 pub use intern::{GroundTerm, Sym, Symbols, TermId, Terms};
 pub use keyword::Keyword;
-pub use lower::lower;
+pub use lower::{lower, lower_fragment, Fragment};
 
 use crate::syntax::Span;
 
@@ -180,7 +184,7 @@ pub struct Origin {
 }
 
 /// A checked, interned, normalised game description.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     /// Classic or operations game model.
     pub model: Model,

@@ -132,6 +132,20 @@ impl Diagnostic {
         self
     }
 
+    /// The diagnostic with its span and its notes' moved `offset` bytes on (see
+    /// [`Span::shifted`]).
+    pub fn shifted(&self, offset: u32) -> Diagnostic {
+        let notes = self.notes.iter().map(|n| Note {
+            span: n.span.map(|s| s.shifted(offset)),
+            message: n.message.clone(),
+        });
+        Diagnostic {
+            span: self.span.shifted(offset),
+            notes: notes.collect(),
+            ..self.clone()
+        }
+    }
+
     /// Whether this diagnostic rejects the input.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error

@@ -22,6 +22,15 @@ impl Span {
         }
     }
 
+    /// The span moved `offset` bytes on: a span into one statement's text, placed in the
+    /// file where that text starts.
+    pub fn shifted(self, offset: u32) -> Span {
+        Span {
+            start: self.start + offset,
+            end: self.end + offset,
+        }
+    }
+
     /// The smallest span covering both `self` and `other`.
     pub fn join(self, other: Span) -> Span {
         Span {

@@ -19,11 +19,17 @@ use crate::syntax::Diagnostic;
 /// At most this many steps of a dependency path get a note of their own.
 const MAX_STEP_NOTES: usize = 8;
 
-/// Every diagnostic of the checks, in no particular order.
-pub fn run(program: &Program) -> Vec<Diagnostic> {
+/// The diagnostics of the checks of each rule on its own (safety), in no particular order:
+/// run on each lowered fragment, whose rules they do not relate to any other.
+pub fn rules(program: &Program) -> Vec<Diagnostic> {
+    safety::check(program)
+}
+
+/// The diagnostics of the checks of the whole program (stratification, keywords, required
+/// and undefined relations), in no particular order.
+pub fn whole(program: &Program) -> Vec<Diagnostic> {
     let graph = graph::Graph::new(program);
-    let mut out = safety::check(program);
-    out.extend(strata::check(program, &graph));
+    let mut out = strata::check(program, &graph);
     out.extend(keywords::check(program, &graph));
     out.extend(required::check(program));
     out.extend(undefined::check(program));
