@@ -7,6 +7,10 @@ use crate::program::{self, Model, Program};
 use crate::syntax::{self, Code, Diagnostic, SourceFile, Span, Syntax};
 use std::path::Path;
 
+mod reader;
+
+pub use reader::Reader;
+
 /// A game read and checked: its source, the syntax it was read in, the program, and the
 /// warnings the checks gave.
 #[derive(Clone, Debug)]
@@ -96,6 +100,17 @@ pub fn load(source: SourceFile, syntax: Syntax) -> Result<Game, LoadError> {
         return Err(LoadError::Rejected(Box::new(source), parsed.diagnostics));
     }
     let (program, diagnostics) = program::lower(&parsed.statements, model_of(syntax));
+    game(source, syntax, program, diagnostics)
+}
+
+/// The game of `source` with its lowered `program`, or its rejection if one of the
+/// `diagnostics` of lowering and checking is an error.
+fn game(
+    source: SourceFile,
+    syntax: Syntax,
+    program: Program,
+    diagnostics: Vec<Diagnostic>,
+) -> Result<Game, LoadError> {
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(LoadError::Rejected(Box::new(source), diagnostics));
     }

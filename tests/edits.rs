@@ -4,19 +4,20 @@
 //! The edits are random (seeded): remove a statement, add a removed one back, change a
 //! constant in a statement, add a new statement (a copy of one with a constant changed), on
 //! KIF and Stanford `.hrf` games of ../shared/games. Without the corpus the corpus test skips
-//! with a message on stderr (and fails when `CI=true`).
+//! with a message on stderr (and fails when `CI=true`). Each edited version is read as
+//! `watch` reads it ([`gdlground::load::Reader`]), and checked to read as a full read does.
 
 mod support;
 
 use gdlground::engine::Options;
-use gdlground::load::{load, source_from_bytes};
+use gdlground::load::{load, source_from_bytes, Reader};
 use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, Edit};
 use gdlground::syntax::{parse, SourceFile, Syntax};
 use gdlground::write::ground::{lines, text, AtomText};
 use gdlground::write::spliced::Text;
 use gdlground::write::Notation;
-use gdlground::{ground, GroundDelta, GroundError, Grounded, Session, Update};
+use gdlground::{ground, Game, GroundDelta, GroundError, Grounded, LoadError, Session, Update};
 
 /// The games edited, with their syntax: small enough to ground from scratch after each edit.
 const GAMES: &[(&str, Syntax)] = &[
@@ -52,6 +53,23 @@ fn written(grounded: &Grounded, program: &Program) -> String {
 fn program(text: &str, syntax: Syntax) -> Option<Program> {
     let source = source_from_bytes("game".into(), text.as_bytes().to_vec()).ok()?;
     load(source, syntax).ok().map(|g| g.program)
+}
+
+/// The program of `text` as `reader` reads it (only the statements new since its last read
+/// parsed and lowered), checked to be the program, warnings or errors a full read gives;
+/// `None` if it is not a valid game.
+fn read(reader: &mut Reader, text: &str, syntax: Syntax) -> Option<Program> {
+    let source = || source_from_bytes("game".into(), text.as_bytes().to_vec()).expect("UTF-8");
+    let outcome = |read: Result<Game, LoadError>| {
+        read.map(|g| (g.program, g.warnings))
+            .map_err(|e| e.render())
+    };
+    let by_reader = outcome(reader.read(source(), syntax));
+    assert!(
+        by_reader == outcome(load(source(), syntax)),
+        "the reader reads this otherwise than a full read:\n{text}"
+    );
+    by_reader.ok().map(|(program, _)| program)
 }
 
 /// Limits that keep a bad edit (one that makes a game explode) short, on `workers` workers.
@@ -260,7 +278,8 @@ fn random_edits_reground_like_a_full_grounding() {
         let workers = 1 + i % 2;
         let path = corpus.join(name);
         let mut text = std::fs::read_to_string(&path).expect("a corpus game");
-        let first = program(&text, syntax).expect("a valid game");
+        let mut reader = Reader::new();
+        let first = read(&mut reader, &text, syntax).expect("a valid game");
         let mut session = Session::start(&first, &options(workers)).expect("grounds");
         let full = ground(&first, &options(workers)).expect("grounds");
         assert_eq!(
@@ -279,7 +298,7 @@ fn random_edits_reground_like_a_full_grounding() {
         while done < EDITS_PER_GAME {
             let edit = random_edit(&text, syntax, &mut removed, &mut random);
             let edited = apply(&text, syntax, &edit, "random").expect("the statement exists");
-            let Some(next) = program(&edited, syntax) else {
+            let Some(next) = read(&mut reader, &edited, syntax) else {
                 invalid += 1;
                 continue;
             };

@@ -5,7 +5,7 @@ use super::ground::{report, FormatArg, Rendering};
 use super::output;
 use super::{EXIT_REJECTED, EXIT_USAGE};
 use gdlground::engine::Options;
-use gdlground::load::{load, source_from_bytes};
+use gdlground::load::{source_from_bytes, Reader};
 use gdlground::program::Program;
 use gdlground::syntax::edits::{apply, parse_script};
 use gdlground::syntax::{SourceFile, Syntax};
@@ -203,9 +203,15 @@ fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
-/// Loads `text` as the game `name` in `syntax`, printing its problems; `None` if invalid.
-pub fn load_version(name: String, text: String, syntax: Syntax) -> Option<Game> {
-    let loaded = source_from_bytes(name, text.into_bytes()).and_then(|s| load(s, syntax));
+/// Loads `text` as the game `name` in `syntax` (by `reader`, which parses and lowers only the
+/// statements new since the last version it read), printing its problems; `None` if invalid.
+pub fn load_version(
+    reader: &mut Reader,
+    name: String,
+    text: String,
+    syntax: Syntax,
+) -> Option<Game> {
+    let loaded = source_from_bytes(name, text.into_bytes()).and_then(|s| reader.read(s, syntax));
     match loaded {
         Ok(game) => {
             for w in &game.warnings {
@@ -248,6 +254,8 @@ pub fn script(args: &super::ground::Args, path: &Path) -> i32 {
         Ok(run) => run,
         Err(code) => return code,
     };
+    let mut reader = Reader::new();
+    reader.remember(&game);
     let mut text = game.source.text.clone();
     for edit in &edits {
         text = match apply(&text, game.syntax, edit, &script.name) {
@@ -259,7 +267,7 @@ pub fn script(args: &super::ground::Args, path: &Path) -> i32 {
         };
         let name = format!("{} (after {})", game.source.name, edit.label);
         let reading = Instant::now();
-        let Some(version) = load_version(name, text.clone(), game.syntax) else {
+        let Some(version) = load_version(&mut reader, name, text.clone(), game.syntax) else {
             return EXIT_REJECTED;
         };
         match run.update(&version, &edit.label, reading.elapsed()) {

@@ -4,6 +4,7 @@ use super::ground::{EngineArgs, FormatArg};
 use super::interrupt::Interrupt;
 use super::live::{load_version, LiveRun};
 use super::{SyntaxArg, EXIT_REJECTED};
+use gdlground::load::Reader;
 use gdlground::syntax::Syntax;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -57,11 +58,15 @@ pub fn run(args: &Args) -> i32 {
     // `run` is no session when the game was rejected or its grounding failed (then, or after
     // an engine error later): the next good version grounds afresh. A rejected game's text
     // counts as seen, as a good game's does: only a save that changes it is one.
+    let mut reader = Reader::new();
     let (mut last_text, mut run) = match super::load_game(&args.game, args.syntax) {
-        Ok(game) => (
-            Some(game.source.text.clone()),
-            LiveRun::start(&game, args.format, &options, &output, args.diff).ok(),
-        ),
+        Ok(game) => {
+            reader.remember(&game);
+            (
+                Some(game.source.text.clone()),
+                LiveRun::start(&game, args.format, &options, &output, args.diff).ok(),
+            )
+        }
         Err(EXIT_REJECTED) => (std::fs::read_to_string(&args.game).ok(), None),
         Err(code) => return code,
     };
@@ -106,7 +111,7 @@ pub fn run(args: &Args) -> i32 {
         saves += 1;
         let syntax =
             (args.syntax.map(Into::into)).unwrap_or_else(|| Syntax::detect(&args.game, &text));
-        let Some(version) = load_version(name.clone(), text, syntax) else {
+        let Some(version) = load_version(&mut reader, name.clone(), text, syntax) else {
             eprintln!("{name}: not re-grounded; {}", kept(&output, written));
             continue;
         };

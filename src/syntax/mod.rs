@@ -14,6 +14,7 @@ mod kif;
 mod kif_lexer;
 mod source;
 mod span;
+pub mod split;
 
 pub use ast::{Atom, Formula, Name, Statement, Term};
 pub use diagnostic::{Code, Diagnostic, Note, Severity};
@@ -86,8 +87,14 @@ pub struct Parsed {
 
 /// Parses `file` in `syntax`. Never panics on any input.
 pub fn parse(file: &SourceFile, syntax: Syntax) -> Parsed {
+    parse_text(&file.text, syntax)
+}
+
+/// Parses `text` in `syntax`, spans counted from its start: a whole file, or one statement
+/// of it (see [`split`]). Never panics on any input.
+pub fn parse_text(text: &str, syntax: Syntax) -> Parsed {
     match syntax {
-        Syntax::Kif => kif::parse(&file.text),
-        Syntax::Infix | Syntax::Hrf => infix::parse(&file.text),
+        Syntax::Kif => kif::parse(text),
+        Syntax::Infix | Syntax::Hrf => infix::parse(text),
     }
 }
