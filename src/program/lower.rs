@@ -102,7 +102,7 @@ impl Scope {
     }
 }
 
-/// Lowering state for one file.
+/// Lowering state for the statements of one fragment.
 struct Lowerer<'c> {
     program: Program,
     diagnostics: Vec<Diagnostic>,
