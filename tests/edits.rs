@@ -372,6 +372,34 @@ fn random_edits_reground_like_a_full_grounding() {
     );
 }
 
+#[test]
+fn every_corpus_game_edited_reads_statement_by_statement_as_a_full_read_does() {
+    let Some(corpus) = support::corpus() else {
+        return;
+    };
+    let (mut games, mut versions) = (0, 0);
+    for path in support::game_files(&corpus) {
+        let text = std::fs::read_to_string(&path).expect("a corpus game");
+        let syntax = Syntax::detect(&path, &text);
+        let all = statements(&text, syntax);
+        let (Some(first), Some(middle)) = (all.first(), all.get(all.len() / 2)) else {
+            continue;
+        };
+        // A statement removed, one moved to the end (every later span shifts), then the game
+        // as it was; `read` compares each with a full read.
+        let removed = text.replacen(middle.as_str(), "", 1);
+        let moved = format!("{}\n{first}\n", text.replacen(first.as_str(), "", 1));
+        let mut reader = Reader::new();
+        for version in [&text, &removed, &moved, &text] {
+            read(&mut reader, version, syntax);
+            versions += 1;
+        }
+        games += 1;
+    }
+    eprintln!("{games} corpus games, {versions} versions read as full reads read them");
+    assert!(games >= 500, "{games} games");
+}
+
 /// The project's own example game.
 const TICTACTOE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tictactoe.kif");
 
