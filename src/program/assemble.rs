@@ -6,8 +6,8 @@
 
 use super::lower::{Fragment, Kind};
 use super::{
-    check, Atom, Effect, GroundTerm, Literal, Model, Operation, Origin, Program, RelId, Relation,
-    Rule, Sym, Term, TermId, VarId,
+    check, Atom, Effect, GroundTerm, Literal, Model, Operation, Origin, Program, RelId, Rule, Sym,
+    Term, TermId, VarId,
 };
 use crate::hash::{FastMap, FastSet};
 use crate::syntax::{Code, Diagnostic, Span};
@@ -44,15 +44,11 @@ impl Assembly {
             arities,
             diagnostics,
         } = fragment;
-        let relation_ids = (program.relations.iter().enumerate())
+        let mut assembly = Assembly::new(program.model);
+        assembly.relation_ids = (program.relations.iter().enumerate())
             .map(|(id, r)| ((r.name, r.arity), id as RelId))
             .collect();
-        let mut assembly = Assembly {
-            program,
-            diagnostics,
-            relation_ids,
-            ..Assembly::new(Model::Classic)
-        };
+        (assembly.program, assembly.diagnostics) = (program, diagnostics);
         for (kind, sym, arity, span) in arities {
             assembly.note_arity(kind, sym, arity, span);
         }
@@ -116,14 +112,7 @@ impl Assembly {
 
     /// The id of relation `sym`/`arity`, added (first used at `span`) if new.
     fn relation(&mut self, sym: Sym, arity: usize, span: Span) -> RelId {
-        if let Some(&id) = self.relation_ids.get(&(sym, arity)) {
-            return id;
-        }
-        let id = self.program.relations.len() as RelId;
-        self.program.relations.push(Relation { name: sym, arity });
-        self.program.relation_spans.push(span);
-        self.relation_ids.insert((sym, arity), id);
-        id
+        (self.program).add_relation(&mut self.relation_ids, sym, arity, span)
     }
 
     /// Records that `sym` was used with `arity` arguments as a relation or a function at

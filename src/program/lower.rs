@@ -6,7 +6,7 @@
 use super::assemble::Assembly;
 use super::{
     check, Atom, Builtin, Context, Effect, GroundTerm, Literal, Model, Operation, Origin, Program,
-    RelId, Relation, Rule, Sym, Symbols, Term, Terms, VarId,
+    RelId, Rule, Sym, Term, VarId,
 };
 use crate::hash::{FastMap, FastSet};
 use crate::syntax::{self as ast, Code, Diagnostic, Formula, Span, Statement};
@@ -114,26 +114,6 @@ struct Lowerer<'c> {
     noted: FastSet<(Kind, Sym, usize)>,
     /// What the rest of the game says.
     context: &'c Context,
-}
-
-impl Program {
-    /// A program with nothing in it yet, in `model`.
-    pub(super) fn empty(model: Model) -> Program {
-        Program {
-            model,
-            symbols: Symbols::default(),
-            terms: Terms::default(),
-            relations: Vec::new(),
-            relation_spans: Vec::new(),
-            rules: Vec::new(),
-            rule_origins: Vec::new(),
-            operations: Vec::new(),
-            operation_origins: Vec::new(),
-            dynamics: Vec::new(),
-            lowering: None,
-            auxiliary: Vec::new(),
-        }
-    }
 }
 
 impl<'c> Lowerer<'c> {
@@ -429,14 +409,7 @@ impl<'c> Lowerer<'c> {
     fn relation(&mut self, name: &ast::Name, arity: usize) -> RelId {
         let sym = self.program.symbols.intern(&name.text);
         self.note_arity(Kind::Relation, sym, name, arity);
-        if let Some(&id) = self.relation_ids.get(&(sym, arity)) {
-            return id;
-        }
-        let id = self.program.relations.len() as RelId;
-        self.program.relations.push(Relation { name: sym, arity });
-        self.program.relation_spans.push(name.span);
-        self.relation_ids.insert((sym, arity), id);
-        id
+        (self.program).add_relation(&mut self.relation_ids, sym, arity, name.span)
     }
 
     /// Records the first use of `name` with `arity` as a relation or a function.

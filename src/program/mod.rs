@@ -27,6 +27,7 @@ pub use intern::{GroundTerm, Sym, Symbols, TermId, Terms};
 pub use keyword::Keyword;
 pub use lower::{lower, lower_fragment, Fragment};
 
+use crate::hash::FastMap;
 use crate::syntax::Span;
 
 /// A relation id: an index into [`Program::relations`].
@@ -230,6 +231,40 @@ impl Program {
             .iter()
             .position(|r| r.name == sym && r.arity == arity)
             .map(|i| i as RelId)
+    }
+
+    /// A program with nothing in it yet, in `model` (lowering fills it).
+    pub(super) fn empty(model: Model) -> Program {
+        Program {
+            model,
+            symbols: Symbols::default(),
+            terms: Terms::default(),
+            relations: Vec::new(),
+            relation_spans: Vec::new(),
+            rules: Vec::new(),
+            rule_origins: Vec::new(),
+            operations: Vec::new(),
+            operation_origins: Vec::new(),
+            dynamics: Vec::new(),
+            lowering: None,
+            auxiliary: Vec::new(),
+        }
+    }
+
+    /// The id of relation `sym`/`arity` while lowering, where `ids` holds the program's
+    /// relations by name and arity: added, first used at `span`, if new.
+    pub(super) fn add_relation(
+        &mut self,
+        ids: &mut FastMap<(Sym, usize), RelId>,
+        sym: Sym,
+        arity: usize,
+        span: Span,
+    ) -> RelId {
+        *ids.entry((sym, arity)).or_insert_with(|| {
+            self.relations.push(Relation { name: sym, arity });
+            self.relation_spans.push(span);
+            (self.relations.len() - 1) as RelId
+        })
     }
 
     /// The id of relation `sym`/`arity`, added if the program does not use it yet.
