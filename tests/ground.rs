@@ -180,8 +180,35 @@ const WORD: &str = "(role p) (init (step 1)) (legal p go) (<= (next (step 2)) (t
 
 #[test]
 fn workers_share_a_fan_out_from_a_ground_literal_making_each_instance_once() {
-    let game = scratch("word").join("word.kif");
-    std::fs::write(&game, WORD).unwrap();
+    grounds_alike_on_workers("word", WORD, "(<= (word ", 64);
+}
+
+/// A game whose `pair` rule is a cross product of two relations derived in the run (a join
+/// without a key) and whose `both` rule then joins a derived proposition (a ground literal):
+/// on several workers such joins leave the bindings where they are and take the literal's
+/// rows to every worker (`Placement::Here`), where by key every binding would go to one.
+const CROSS: &str = "(role p) (init (cell 1)) (init (cell 2)) (init (cell 3)) (init (mark a))
+(init (mark b)) (init on) (legal p go)
+(<= (next (cell ?x)) (true (cell ?x))) (<= (next (mark ?y)) (true (mark ?y)))
+(<= (next on) (true on)) (<= flag (true on))
+(<= (pair ?x ?y) (true (cell ?x)) (true (mark ?y)))
+(<= (both ?x ?y) (pair ?x ?y) flag)
+(<= terminal (both 3 b)) (goal p 100)
+";
+
+#[test]
+fn workers_join_without_a_key_where_the_bindings_are_making_each_instance_once() {
+    grounds_alike_on_workers("cross", CROSS, "(<= (both ", 6);
+    grounds_alike_on_workers("cross-pair", CROSS, "(<= (pair ", 6);
+}
+
+/// Grounds `text` (written to a scratch game named `name`) on one, two and three workers:
+/// the same text each time, with `count` ground rules whose line starts with `head`, and as
+/// many instances from the engine each time, before the ground stage drops repeats (a worker
+/// that made another's share as well as its own would show there, not in the text).
+fn grounds_alike_on_workers(name: &str, text: &str, head: &str, count: usize) {
+    let game = scratch(name).join(format!("{name}.kif"));
+    std::fs::write(&game, text).unwrap();
     let loaded = gdlground::read_game(&game, None).expect("the game loads");
     let game = game.to_str().unwrap();
     let one = gdlground(&["ground", game, "-w", "1"]);
@@ -190,11 +217,9 @@ fn workers_share_a_fan_out_from_a_ground_literal_making_each_instance_once() {
         "{}",
         String::from_utf8_lossy(&one.stderr)
     );
-    let text = String::from_utf8_lossy(&one.stdout);
-    let words = text.lines().filter(|l| l.starts_with("(<= (word ")).count();
-    assert_eq!(words, 64, "{text}");
-    // The engine's instances, before the ground stage drops repeats: a worker that made the
-    // whole fan-out as well as its share would show here, not in the text.
+    let written = String::from_utf8_lossy(&one.stdout);
+    let heads = written.lines().filter(|l| l.starts_with(head)).count();
+    assert_eq!(heads, count, "{written}");
     let instances = |workers| {
         let options = gdlground::engine::Options {
             workers,
@@ -206,7 +231,7 @@ fn workers_share_a_fan_out_from_a_ground_literal_making_each_instance_once() {
         grounded.instantiation.instances.len()
     };
     let made = instances(1);
-    assert!(made >= 64, "{made} instances");
+    assert!(made >= count, "{made} instances");
     for workers in [2, 3] {
         let more = gdlground(&["ground", game, "-w", &workers.to_string()]);
         assert!(

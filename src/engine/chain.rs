@@ -14,12 +14,18 @@
 //! collections for any lattice of times, so nothing waits for a frontier. The state is never
 //! compacted: it holds the updates as they came, like the arrangements it replaces.
 //!
-//! Only on one worker: each join of a chain is keyed differently, so the updates of one
-//! chain cannot all be brought to one worker by a single exchange. Only in recursive
-//! components, where the steps are: outside them a rule is instantiated in a few steps
-//! anyway, and differential's arrangements, shared by every literal of one shape and merged
-//! in sorted batches, do big joins faster (skirmish took 5.1 s with chains everywhere, 4.0 s
-//! without them at the top level).
+//! Each join of a chain is keyed differently, so the updates of one chain cannot all be
+//! brought to one worker by a single exchange. In a recursive component's iterative scope a
+//! chain is used on one worker only, where the steps are; outside them on one worker a rule
+//! is instantiated in a few steps anyway, and differential's arrangements, shared by every
+//! literal of one shape and merged in sorted batches, do big joins faster (skirmish took 5.1 s
+//! with chains everywhere, 4.0 s without them at the top level).
+//!
+//! On several workers, outside iterative scopes in a run without rounds, a chain *waits*: each
+//! worker takes every row of the joins' relations (the caller sends them to every worker) and
+//! holds its own source rows until those relations are complete, then starts its bindings
+//! from them. So no binding is kept for entries to come, as the fixpoint's levels do
+//! ([`super::fixpoint`]), and the bindings are split as the source rows are.
 
 use super::dataflow::{Diff, Rows};
 use super::eager::{Builder, Output};
@@ -33,7 +39,7 @@ use std::sync::Arc;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::{OutputBuilder, OutputBuilderSession};
-use timely::dataflow::operators::InputCapability;
+use timely::dataflow::operators::{Capability, CapabilitySet};
 use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
 
@@ -56,7 +62,9 @@ type Index<T> = FastMap<Row, Vec<(Row, T, Diff)>>;
 
 /// The bindings of a chain: the rows of `source`, keyed by `first`, joined with each of
 /// `joins` in turn; between two joins the bindings pass through `between` (one fewer than
-/// `joins`, at least one join), after the last through `last`.
+/// `joins`, at least one join), after the last through `last`. With `wait`, the source's rows
+/// are taken only once the joins' relations are complete (their inputs' frontiers empty), and
+/// no binding is kept: only where every input comes to an end, outside iterative scopes.
 pub fn chain<'s, T, O>(
     source: Rows<'s, T>,
     mut first: Keying,
@@ -64,6 +72,7 @@ pub fn chain<'s, T, O>(
     between: Vec<Keying>,
     last: impl FnMut(Row) -> Out<O> + 'static,
     arities: Arc<Vec<u32>>,
+    wait: bool,
 ) -> VecCollection<'s, T, O, Diff>
 where
     T: Timestamp + Lattice + Ord,
@@ -74,39 +83,70 @@ where
     builder.set_notify_for(0, FrontierInterest::Never);
     let mut shapes = Vec::new();
     let mut inputs = Vec::new();
+    // Waiting, the operator holds capabilities for the source rows it holds, and is scheduled
+    // when the joins' relations end.
+    let interest = match wait {
+        true => FrontierInterest::IfCapability,
+        false => FrontierInterest::Never,
+    };
     for (i, join) in joins.into_iter().enumerate() {
         inputs.push(builder.new_input(join.rows.inner, Pipeline));
-        builder.set_notify_for(i + 1, FrontierInterest::Never);
+        builder.set_notify_for(i + 1, interest);
         shapes.push(join.shape);
     }
     let (output, stream) = builder.new_output();
     let mut output: Output<T, O> = OutputBuilder::from(output);
     // The initial capabilities are dropped: output goes out at the inputs' times.
     builder.build(move |_| {
-        let kept = vec![true; between.len() + 1];
+        let kept = vec![!wait; between.len() + 1];
         let mut state = State::new(between, Box::new(last), kept);
         let mut ranges: Vec<Ranges> = shapes.iter().map(|s| Ranges::new(s.vars())).collect();
-        move |_frontiers| {
+        // Source rows held until the joins' relations are complete, with their capabilities.
+        let mut held: Vec<Held<T>> = Vec::new();
+        move |frontiers| {
             let mut output = output.activate();
-            source_in.for_each(|capability, data| {
-                state.take(data, &capability, &mut output, |state, row, time, diff| {
-                    state.start(first(row), time, diff);
+            let mut start = |state: &mut State<T, O>, row, time, diff| {
+                state.start(first(row), time, diff);
+            };
+            if !wait {
+                source_in.for_each(|capability, data| {
+                    state.take(data, |t| capability.delayed(t, 0), &mut output, &mut start);
                 });
-            });
+            }
             for (k, input) in inputs.iter_mut().enumerate() {
                 let (shape, ranges) = (&shapes[k], &mut ranges[k]);
                 input.for_each(|capability, data| {
-                    state.take(data, &capability, &mut output, |state, row, time, diff| {
+                    let delayed = |t: &T| capability.delayed(t, 0);
+                    state.take(data, delayed, &mut output, |state, row, time, diff| {
                         if let Some((key, values)) = shape.entry(&row, ranges, &arities) {
                             state.entry(k, key, values, time, diff);
                         }
                     });
                 });
             }
+            if !wait {
+                return;
+            }
+            if frontiers[1..].iter().any(|frontier| !frontier.is_empty()) {
+                source_in.for_each(|capability, data| {
+                    held.push((capability.retain_stamp(0), std::mem::take(data)));
+                });
+                return;
+            }
+            for (capabilities, mut data) in held.drain(..) {
+                let delayed = |t: &T| capabilities.delayed(t);
+                state.take(&mut data, delayed, &mut output, &mut start);
+            }
+            source_in.for_each(|capability, data| {
+                state.take(data, |t| capability.delayed(t, 0), &mut output, &mut start);
+            });
         }
     });
     stream.as_collection()
 }
+
+/// Source rows a waiting chain holds, with capabilities for their times.
+type Held<T> = (CapabilitySet<T>, Vec<(Row, T, Diff)>);
 
 /// A binding that reached join `.0`, with its key, time and multiplicity.
 type Pending<T> = (usize, Row, Row, T, Diff);
@@ -209,23 +249,24 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
     fn take(
         &mut self,
         data: &mut Vec<(Row, T, Diff)>,
-        capability: &InputCapability<T>,
+        delayed: impl Fn(&T) -> Capability<T>,
         output: &mut OutputBuilderSession<'_, T, Builder<T, O>>,
         mut add: impl FnMut(&mut Self, Row, T, Diff),
     ) {
         for (row, time, diff) in data.drain(..) {
             add(self, row, time, diff);
             self.drain();
-            self.flush(BATCH, capability, output);
+            self.flush(BATCH, &delayed, output);
         }
-        self.flush(0, capability, output);
+        self.flush(0, &delayed, output);
     }
 
-    /// Sends the output so far, grouped by time, if there is more than `over`.
+    /// Sends the output so far, grouped by time (each under the capability `delayed` gives
+    /// for it), if there is more than `over`.
     fn flush(
         &mut self,
         over: usize,
-        capability: &InputCapability<T>,
+        delayed: &impl Fn(&T) -> Capability<T>,
         output: &mut OutputBuilderSession<'_, T, Builder<T, O>>,
     ) {
         let out = &mut self.onward.out;
@@ -236,7 +277,7 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
         while let Some((_, time, _)) = out.last() {
             let time = time.clone();
             let start = out.partition_point(|(_, t, _)| *t != time);
-            (output.session(&capability.delayed(&time, 0))).give_iterator(out.drain(start..));
+            (output.session(&delayed(&time))).give_iterator(out.drain(start..));
         }
     }
 }
@@ -276,9 +317,9 @@ mod tests {
     type Given = Vec<([u32; 2], u32, Diff)>;
 
     /// The consolidated updates of `a(X, Y), b(Y, Z)` as bindings `[X, Y, Z]`, by the chain
-    /// operator and by differential's join, from the same updates of `a` and `b` (each
-    /// `(row, time, diff)`).
-    fn both(a: Given, b: Given) -> (Updates, Updates) {
+    /// operator (waiting for `b` to end if `wait`) and by differential's join, from the same
+    /// updates of `a` and `b` (each `(row, time, diff)`).
+    fn both(a: Given, b: Given, wait: bool) -> (Updates, Updates) {
         timely::execute_directly(move |worker| {
             let (ours, theirs): (Rc<RefCell<Updates>>, Rc<RefCell<Updates>>) = Default::default();
             let (o, t) = (ours.clone(), theirs.clone());
@@ -299,6 +340,7 @@ mod tests {
                     Vec::new(),
                     last,
                     Arc::new(vec![0; 16]),
+                    wait,
                 )
                 .inspect(move |(row, time, diff)| o.borrow_mut().push((row.clone(), *time, *diff)));
                 let keyed = a.map(|row| (Row::from(&row[1..]), row));
@@ -319,9 +361,12 @@ mod tests {
                 };
                 at(&a).into_iter().for_each(|(row, d)| a_in.update(row, d));
                 at(&b).into_iter().for_each(|(row, d)| b_in.update(row, d));
-                // Some times are stepped through alone, some come together.
+                // Some times are stepped through alone (long enough for the operators to take
+                // what came), some come together.
                 if time % 3 == 0 {
-                    worker.step();
+                    a_in.flush();
+                    b_in.flush();
+                    (0..8).for_each(|_| _ = worker.step());
                 }
             }
             drop((a_in, b_in));
@@ -351,8 +396,10 @@ mod tests {
             ([2, 5], 4, -1),
             ([7, 8], 7, 1),
         ];
-        let (ours, theirs) = both(a, b);
-        assert!(theirs.len() > 5);
-        assert_eq!(ours, theirs);
+        for wait in [false, true] {
+            let (ours, theirs) = both(a.clone(), b.clone(), wait);
+            assert!(theirs.len() > 5);
+            assert_eq!(ours, theirs, "wait: {wait}");
+        }
     }
 }

@@ -45,9 +45,10 @@ use crate::hash::FastMap;
 use crate::program::{RelId, VarId};
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::lattice::Lattice;
+use differential_dataflow::operators::arrange::arrangement::arrange_core;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
-use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::trace::implementations::{ValBatcher, ValSpine};
 use differential_dataflow::{AsCollection, Data, VecCollection};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -118,7 +119,7 @@ pub fn build<'s>(
     if fixpoints && scope.peers() == 1 && plan.supports.is_empty() {
         let insertions = Some(Updates::Insertions);
         let (atoms, made_once) =
-            Context::new(plan, lookups, limits, unit, &given, insertions, true)
+            Context::new(plan, lookups, limits, unit, &given, insertions, Chains::No)
                 .fixpoint(scope, &plan.whole());
         return Outputs {
             atoms,
@@ -167,7 +168,13 @@ pub fn build<'s>(
             )
         };
         if !component.recursive {
-            let mut ctx = top(false);
+            // On several workers a rule's joins are one operator too, each worker taking the
+            // bindings of its share of the source rows ([`Chains::Waiting`]).
+            let chains = match scope.peers() > 1 && !rounds {
+                true => Chains::Waiting,
+                false => Chains::No,
+            };
+            let mut ctx = top(chains);
             let rel = component.relations[0];
             let (derived, tagged, bindings) = ctx.derive(scope, rel, &component.rules);
             match fixpoints && once_each(plan, &component.rules, &computed_before, lookups) {
@@ -179,7 +186,7 @@ pub fn build<'s>(
             continue;
         }
         let derived = if fixpoints {
-            let (derived, bindings) = top(true).fixpoint(scope, component);
+            let (derived, bindings) = top(Chains::No).fixpoint(scope, component);
             made_once.push(bindings);
             derived
         } else {
@@ -192,7 +199,10 @@ pub fn build<'s>(
                     .map(|(&r, c)| (r, c.clone().enter(inner)))
                     .collect();
                 let unit = unit.clone().enter(inner);
-                let chains = scope.peers() == 1;
+                let chains = match scope.peers() == 1 {
+                    true => Chains::Streaming,
+                    false => Chains::No,
+                };
                 let eager = (!rounds).then_some(Updates::Any);
                 let mut ctx = Context::new(plan, lookups, limits, unit, &outer, eager, chains);
                 let mut variables = BTreeMap::new();
@@ -409,6 +419,45 @@ fn scanner(scan: Option<&Step>, vars: usize, arities: Arc<Vec<u32>>) -> (Option<
     (Some(*rel), Box::new(first))
 }
 
+/// Where the two sides of a join are arranged.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Placement {
+    /// Both partitioned among the workers by the join's key.
+    ByKey,
+    /// The bindings on the worker that made them, the literal's entries on every worker: for
+    /// a join without a key (a ground literal, or a cross product), which by key would bring
+    /// every binding to one worker (as queens' goal rules did with `step(9)` after a fan-out
+    /// of millions of bindings, one worker busy and the other mostly idle, before such rules
+    /// became waiting chains, [`Chains::Waiting`]).
+    Here,
+}
+
+impl Placement {
+    /// Where the sides of a join with literal `shape` go, on `peers` workers.
+    fn of(shape: &Shape, peers: usize) -> Placement {
+        match shape.key.is_empty() && peers > 1 {
+            true => Placement::Here,
+            false => Placement::ByKey,
+        }
+    }
+
+    /// `rows` arranged by their key, where this placement puts them.
+    fn arrange<'s, T: Timestamp + Lattice + Ord>(
+        self,
+        rows: VecCollection<'s, T, (Row, Row), Diff>,
+    ) -> Keyed<'s, T> {
+        match self {
+            Placement::ByKey => rows.arrange_by_key(),
+            Placement::Here => arrange_core::<_, _, ValBatcher<Row, Row, T, Diff>, _>(
+                rows.inner,
+                Pipeline,
+                "ArrangeHere",
+                ValBatcher::new,
+            ),
+        }
+    }
+}
+
 /// The operators of one scope: its relations and the arrangements built so far.
 struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     plan: &'p Arc<Plan>,
@@ -416,14 +465,32 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     limits: &'p Arc<Limits>,
     unit: Rows<'s, T>,
     relations: BTreeMap<RelId, Rows<'s, T>>,
-    /// Arrangements of literal shapes, by canonical shape.
-    arranged: HashMap<Shape, Keyed<'s, T>>,
+    /// Arrangements of literal shapes, by canonical shape and where they live.
+    arranged: HashMap<(Shape, Placement), Keyed<'s, T>>,
+    /// Relations sent to every worker, for chains on several workers.
+    everywhere: HashMap<RelId, Rows<'s, T>>,
     /// If the scope's times are totally ordered, so that relations can be made distinct
     /// eagerly ([`eager::distinct`]), what updates come there; `None` if they are not.
     eager: Option<Updates>,
-    /// Whether a rule's joins are one operator ([`chain`]): in a recursive component's scope,
-    /// on one worker.
-    chains: bool,
+    /// Whether a rule's joins are one operator ([`chain`]), and how.
+    chains: Chains,
+}
+
+/// Whether a rule's joins (up to an antijoin that is not a lookup) are one operator
+/// ([`chain`]) rather than differential joins, and how it takes its rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chains {
+    /// Differential joins.
+    No,
+    /// One operator that takes every row as it comes: in a recursive component's iterative
+    /// scope, on one worker (each join of a chain would need its own exchange on several).
+    Streaming,
+    /// One operator per worker, outside iterative scopes in a run without rounds, on several
+    /// workers: each worker takes every row of the joins' relations and the bindings of its
+    /// own source rows, once those relations are complete, so it keeps no binding. Joins by
+    /// key had brought skewed shares to the workers and sorted every binding into an
+    /// arrangement (queens' goal rules).
+    Waiting,
 }
 
 impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
@@ -434,7 +501,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         unit: Rows<'s, T>,
         relations: &BTreeMap<RelId, Rows<'s, T>>,
         eager: Option<Updates>,
-        chains: bool,
+        chains: Chains,
     ) -> Context<'s, 'p, T> {
         Context {
             plan,
@@ -443,9 +510,23 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             unit,
             relations: relations.clone(),
             arranged: HashMap::new(),
+            everywhere: HashMap::new(),
             eager,
             chains,
         }
+    }
+
+    /// The atoms of `rel` in this scope on every worker (on several, each has them all).
+    fn everywhere(&mut self, rel: RelId) -> Rows<'s, T> {
+        if self.unit.scope().peers() == 1 {
+            return self.relation(rel);
+        }
+        if let Some(rows) = self.everywhere.get(&rel) {
+            return rows.clone();
+        }
+        let rows = self.relation(rel).inner.broadcast().as_collection();
+        self.everywhere.insert(rel, rows.clone());
+        rows
     }
 
     /// The atoms of `rel` in this scope (empty if nothing derives it).
@@ -481,11 +562,11 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             });
         }
         let mut keyed = match self.chains {
-            true => match self.chain(r, scan, pipe, &mut at, &mut bound) {
+            Chains::No => self.start(scan, rule.vars, shared, move |row| pipe.keyed(row)),
+            _ => match self.chain(r, scan, pipe, shared, &mut at, &mut bound) {
                 Chained::Complete(bindings) => return bindings,
                 Chained::Keyed(keyed) => keyed,
             },
-            false => self.start(scan, rule.vars, shared, move |row| pipe.keyed(row)),
         };
         loop {
             // Not the end, so a join or an antijoin that needs an operator.
@@ -525,18 +606,24 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         }
     }
 
-    /// On one worker, the chain of rule plan `r` up to its first antijoin that is not a
-    /// lookup, in one operator ([`chain`]): its scan, then its joins from `at` on (advanced
-    /// past them), each with its pipe. Its complete bindings if no such antijoin follows.
+    /// The chain of rule plan `r` up to its first antijoin that is not a lookup, in one
+    /// operator ([`chain`], as [`Context::chains`] says): its scan (on every worker if
+    /// `shared`, see [`Context::shared`]), then its joins from `at` on (advanced past them),
+    /// each with its pipe. Its complete bindings if no such antijoin follows.
     fn chain(
         &mut self,
         r: usize,
         scan: Option<&Step>,
         mut pipe: Pipe,
+        shared: bool,
         at: &mut usize,
         bound: &mut Vec<VarId>,
     ) -> Chained<'s, T> {
         let (source, mut matched) = self.source(scan, self.plan.rules[r].vars);
+        let source = match shared {
+            true => source.inner.broadcast().as_collection(),
+            false => source,
+        };
         let first: Keying = Box::new(move |row| {
             (matched(row).map(|binding| pipe.keyed(binding))).unwrap_or_default()
         });
@@ -547,18 +634,19 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         } = self.links(r, at, bound);
         let joins = (joins.into_iter())
             .map(|shape| chain::Join {
-                rows: self.relation(shape.rel),
+                rows: self.everywhere(shape.rel),
                 shape,
             })
             .collect();
-        let arities = self.arities();
+        let (arities, wait) = (self.arities(), self.chains == Chains::Waiting);
         if let Some(last) = last {
-            return Chained::Complete(chain::chain(source, first, joins, between, last, arities));
+            let bindings = chain::chain(source, first, joins, between, last, arities, wait);
+            return Chained::Complete(bindings);
         }
         // An antijoin follows: the last pipe keys the bindings for it.
         Chained::Keyed(match between.pop() {
             None => source.flat_map(first),
-            Some(keying) => chain::chain(source, first, joins, between, keying, arities),
+            Some(keying) => chain::chain(source, first, joins, between, keying, arities, wait),
         })
     }
 
@@ -671,12 +759,11 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     ) -> VecCollection<'s, T, O, Diff> {
         match (step, Shape::of(step)) {
             (_, Some(shape)) => {
-                let right = self.arranged(shape);
-                keyed
-                    .arrange_by_key()
-                    .join_core(right, move |_key, binding: &Row, values: &Row| {
-                        then(joined(binding, values))
-                    })
+                let placement = Placement::of(&shape, self.unit.scope().peers());
+                let right = self.arranged(shape, placement);
+                (placement.arrange(keyed)).join_core(right, move |_key, binding, values| {
+                    then(joined(binding, values))
+                })
             }
             (Step::Antijoin { rel, .. }, None) => keyed
                 .antijoin(self.relation(*rel))
@@ -686,18 +773,23 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
     }
 
     /// The rows of the literal of `shape`, keyed by the values of its key with those of its
-    /// new variables beside them: one arrangement per shape, shared by every literal of that
-    /// shape.
-    fn arranged(&mut self, shape: Shape) -> Keyed<'s, T> {
-        if let Some(arranged) = self.arranged.get(&shape) {
+    /// new variables beside them, placed by `placement`: one arrangement per shape and
+    /// placement, shared by every literal of that shape.
+    fn arranged(&mut self, shape: Shape, placement: Placement) -> Keyed<'s, T> {
+        let at = (shape, placement);
+        if let Some(arranged) = self.arranged.get(&at) {
             return arranged.clone();
         }
-        let (arities, literal) = (self.arities(), shape.clone());
-        let mut ranges = Ranges::new(shape.vars());
-        let arranged = (self.relation(shape.rel))
-            .flat_map(move |row: Row| literal.entry(&row, &mut ranges, &arities))
-            .arrange_by_key();
-        self.arranged.insert(shape, arranged.clone());
+        let (arities, literal) = (self.arities(), at.0.clone());
+        let mut ranges = Ranges::new(literal.vars());
+        let entries = (self.relation(literal.rel))
+            .flat_map(move |row: Row| literal.entry(&row, &mut ranges, &arities));
+        let entries = match placement {
+            Placement::ByKey => entries,
+            Placement::Here => entries.inner.broadcast().as_collection(),
+        };
+        let arranged = placement.arrange(entries);
+        self.arranged.insert(at, arranged.clone());
         arranged
     }
 
