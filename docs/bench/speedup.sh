@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
-# Speedup of `-w 2` over `-w 1` on the 10 largest outputs of the corpus report (issue 5's
-# worker goal): for each game, wall time of `gdlground ground GAME -o /dev/null -w N`
-# (/usr/bin/time), ROUNDS rounds alternating binaries and -w 1 / -w 2, then per binary and
-# game the median of each and their ratio, and the median ratio over the 10 games.
+# Speedup of `-w 2` over `-w 1` on the 10 largest outputs of the committed corpus report
+# (issue 5's worker goal; by ground rules at one worker in docs/bench/corpus/results.csv, read
+# when the script starts): for each game, wall time of `gdlground ground GAME -o /dev/null
+# -w N` (/usr/bin/time), ROUNDS rounds alternating binaries and -w 1 / -w 2, then per binary
+# and game the median of each and their ratio, and the median ratio over the 10 games.
 #
 #   bash docs/bench/speedup.sh OUT.txt BINARY [BINARY...]     (ROUNDS=4 by default)
 #
-# Run it on an otherwise idle machine with both cores free; it takes about 7 minutes per
+# Run it on an otherwise idle machine with both cores free; it takes about 5 minutes per
 # binary and round.
 set -euo pipefail
 out=$1
 shift
-games_dir=$(cd "$(dirname "$0")/../../../shared/games" && pwd)
-games="base/alexChess__v1 base/racer4 base/racer4__v1 base/ruleDepthExponential
-base/amazonsTorus base/crissrace base/crisscross chiaras/vectorracer6 base/chineseCheckers6
-libgdl/chinese_checker"
+here=$(cd "$(dirname "$0")" && pwd)
+games=$(python3 - "$here/corpus/results.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["workers"] == "1" and r["ours_status"] == "ok"]
+rows.sort(key=lambda r: -int(r["rules"]))
+print(" ".join(r["game"].removeprefix("../shared/games/") for r in rows[:10]))
+PY
+)
+games_dir=$(cd "$here/../../../shared/games" && pwd)
 : >"$out"
 for round in $(seq "${ROUNDS:-4}"); do
     for game in $games; do
         for binary in "$@"; do
             for w in 1 2; do
                 /usr/bin/time -f "$round $game $binary $w %e %M" "$binary" ground \
-                    "$games_dir/$game.kif" -o /dev/null -w "$w" --max-memory 16 \
+                    "$games_dir/$game" -o /dev/null -w "$w" --max-memory 16 \
                     2>&1 >/dev/null | tail -1 >>"$out"
             done
         done
