@@ -185,8 +185,10 @@ fn workers_share_a_fan_out_from_a_ground_literal_making_each_instance_once() {
 
 /// A game whose `pair` rule is a cross product of two relations derived in the run (a join
 /// without a key) and whose `both` rule then joins a derived proposition (a ground literal):
-/// on several workers such joins leave the bindings where they are and take the literal's
-/// rows to every worker (`Placement::Here`), where by key every binding would go to one.
+/// on several workers such rules are waiting chains, every worker holding the joined rows and
+/// its own source rows, where joins by key would bring every binding to one worker. (The
+/// keyless differential joins of runs with rounds, `Placement::Here`, are checked by
+/// tests/domain_loop.rs on two workers.)
 const CROSS: &str = "(role p) (init (cell 1)) (init (cell 2)) (init (cell 3)) (init (mark a))
 (init (mark b)) (init on) (legal p go)
 (<= (next (cell ?x)) (true (cell ?x))) (<= (next (mark ?y)) (true (mark ?y)))

@@ -108,11 +108,6 @@ where
             let mut start = |state: &mut State<T, O>, row, time, diff| {
                 state.start(first(row), time, diff);
             };
-            if !wait {
-                source_in.for_each(|capability, data| {
-                    state.take(data, |t| capability.delayed(t, 0), &mut output, &mut start);
-                });
-            }
             for (k, input) in inputs.iter_mut().enumerate() {
                 let (shape, ranges) = (&shapes[k], &mut ranges[k]);
                 input.for_each(|capability, data| {
@@ -124,10 +119,7 @@ where
                     });
                 });
             }
-            if !wait {
-                return;
-            }
-            if frontiers[1..].iter().any(|frontier| !frontier.is_empty()) {
+            if wait && frontiers[1..].iter().any(|frontier| !frontier.is_empty()) {
                 source_in.for_each(|capability, data| {
                     held.push((capability.retain_stamp(0), std::mem::take(data)));
                 });
