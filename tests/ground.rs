@@ -204,6 +204,24 @@ fn workers_join_without_a_key_where_the_bindings_are_making_each_instance_once()
     grounds_alike_on_workers("cross-pair", CROSS, "(<= (pair ", 6);
 }
 
+/// A game whose `path` rule joins two relations derived in the run on two variables: on
+/// several workers its chain partitions that join by key (each worker indexing its share of
+/// the joined relation, the bindings sent where their key's entries are), so a binding and
+/// its entries must meet on one worker, and every instance be made once.
+const KEYED: &str =
+    "(role p) (init (cell 1 2)) (init (cell 2 3)) (init (cell 3 1)) (init (cell 2 1))
+(init (cell 1 3)) (init (cell 3 3)) (legal p go) (<= (next (cell ?x ?y)) (true (cell ?x ?y)))
+(<= (mark ?x ?y) (true (cell ?x ?y)))
+(<= (hop ?x ?y ?z) (true (cell ?x ?y)) (true (cell ?y ?z)))
+(<= (path ?x ?y ?z) (hop ?x ?y ?z) (mark ?x ?y))
+(<= terminal (path 1 2 3)) (goal p 100)
+";
+
+#[test]
+fn workers_partition_a_join_on_several_variables_making_each_instance_once() {
+    grounds_alike_on_workers("keyed", KEYED, "(<= (path ", 12);
+}
+
 /// Grounds `text` (written to a scratch game named `name`) on one, two and three workers:
 /// the same text each time, with `count` ground rules whose line starts with `head`, and as
 /// many instances from the engine each time, before the ground stage drops repeats (a worker

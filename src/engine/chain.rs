@@ -25,7 +25,10 @@
 //! worker takes every row of the joins' relations (the caller sends them to every worker) and
 //! holds its own source rows until those relations are complete, then starts its bindings
 //! from them. So no binding is kept for entries to come, as the fixpoint's levels do
-//! ([`super::fixpoint`]), and the bindings are split as the source rows are.
+//! ([`super::fixpoint`]), and the bindings are split as the source rows are. Where the first
+//! join's key has several variables, its relation's rows are instead partitioned by that key,
+//! and the source comes as bindings keyed for it and partitioned alike: each worker indexes
+//! its share of that relation rather than all of it.
 
 use super::dataflow::{Diff, Rows};
 use super::eager::{Builder, Output};
@@ -60,14 +63,15 @@ const BATCH: usize = 4096;
 /// Updates by key: what each side of a join holds.
 type Index<T> = FastMap<Row, Vec<(Row, T, Diff)>>;
 
-/// The bindings of a chain: the rows of `source`, keyed by `first`, joined with each of
-/// `joins` in turn; between two joins the bindings pass through `between` (one fewer than
-/// `joins`, at least one join), after the last through `last`. With `wait`, the source's rows
+/// The bindings of a chain: the rows of `source` (a relation's rows, or bindings already
+/// keyed for the first join and partitioned by that key, as `dataflow`'s `first_by_key`
+/// says), keyed by `first`, joined with each of `joins` in turn; between two joins the
+/// bindings pass through `between` (one fewer than `joins`, at least one join), after the last through `last`. With `wait`, the source's rows
 /// are taken only once the joins' relations are complete (their inputs' frontiers empty), and
 /// no binding is kept: only where every input comes to an end, outside iterative scopes.
-pub fn chain<'s, T, O>(
-    source: Rows<'s, T>,
-    mut first: Keying,
+pub fn chain<'s, T, S, O>(
+    source: VecCollection<'s, T, S, Diff>,
+    mut first: Box<dyn FnMut(S) -> Out<(Row, Row)>>,
     joins: Vec<Join<'s, T>>,
     between: Vec<Keying>,
     last: impl FnMut(Row) -> Out<O> + 'static,
@@ -76,6 +80,7 @@ pub fn chain<'s, T, O>(
 ) -> VecCollection<'s, T, O, Diff>
 where
     T: Timestamp + Lattice + Ord,
+    S: Data,
     O: Data,
 {
     let mut builder = OperatorBuilder::new("Chain".to_owned(), source.inner.scope());
@@ -102,7 +107,7 @@ where
         let mut state = State::new(between, Box::new(last), kept);
         let mut ranges: Vec<Ranges> = shapes.iter().map(|s| Ranges::new(s.vars())).collect();
         // Source rows held until the joins' relations are complete, with their capabilities.
-        let mut held: Vec<Held<T>> = Vec::new();
+        let mut held: Vec<Held<T, S>> = Vec::new();
         move |frontiers| {
             let mut output = output.activate();
             let mut start = |state: &mut State<T, O>, row, time, diff| {
@@ -138,7 +143,7 @@ where
 }
 
 /// Source rows a waiting chain holds, with capabilities for their times.
-type Held<T> = (CapabilitySet<T>, Vec<(Row, T, Diff)>);
+type Held<T, S> = (CapabilitySet<T>, Vec<(S, T, Diff)>);
 
 /// A binding that reached join `.0`, with its key, time and multiplicity.
 type Pending<T> = (usize, Row, Row, T, Diff);
@@ -238,12 +243,12 @@ impl<T: Timestamp + Lattice + Ord, O: Data> State<T, O> {
 
     /// Takes the updates of one input message, each added by `add` and taken through the
     /// chain, and sends the output at their times (in batches as it grows).
-    fn take(
+    fn take<D>(
         &mut self,
-        data: &mut Vec<(Row, T, Diff)>,
+        data: &mut Vec<(D, T, Diff)>,
         delayed: impl Fn(&T) -> Capability<T>,
         output: &mut OutputBuilderSession<'_, T, Builder<T, O>>,
-        mut add: impl FnMut(&mut Self, Row, T, Diff),
+        mut add: impl FnMut(&mut Self, D, T, Diff),
     ) {
         for (row, time, diff) in data.drain(..) {
             add(self, row, time, diff);

@@ -44,16 +44,19 @@ use super::Limits;
 use crate::hash::FastMap;
 use crate::program::{RelId, VarId};
 use differential_dataflow::collection::concatenate;
+use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::arrange::arrangement::arrange_core;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::Variable;
 use differential_dataflow::trace::implementations::{ValBatcher, ValSpine};
 use differential_dataflow::{AsCollection, Data, VecCollection};
+use smallvec::smallvec;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::vec::{Broadcast, Partition};
+use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
 use timely::order::Product;
 use timely::progress::Timestamp;
@@ -377,6 +380,42 @@ enum Chained<'s, T: Timestamp> {
     Keyed(VecCollection<'s, T, (Row, Row), Diff>),
 }
 
+/// The chain of `source`'s rows keyed by `first` through `joins` (see [`chain::chain`]): its
+/// complete bindings if `last` ends the rule, else (an antijoin follows) the bindings keyed
+/// for that antijoin by the last of `between`.
+fn chained<'s, T, S>(
+    source: VecCollection<'s, T, S, Diff>,
+    first: Box<dyn FnMut(S) -> Out<(Row, Row)>>,
+    joins: Vec<chain::Join<'s, T>>,
+    mut between: Vec<Keying>,
+    last: Option<Complete>,
+    arities: Arc<Vec<u32>>,
+    wait: bool,
+) -> Chained<'s, T>
+where
+    T: Timestamp + Lattice + Ord,
+    S: Data,
+{
+    if let Some(last) = last {
+        let bindings = chain::chain(source, first, joins, between, last, arities, wait);
+        return Chained::Complete(bindings);
+    }
+    Chained::Keyed(match between.pop() {
+        None => source.flat_map(first),
+        Some(keying) => chain::chain(source, first, joins, between, keying, arities, wait),
+    })
+}
+
+/// Whether a waiting chain partitions its first join by key (the relation's rows and the
+/// bindings keyed for it sent to the worker the key's hash names) rather than sending that
+/// relation to every worker: when the key has several variables. Every worker indexing all
+/// of a big relation had doubled the memory and the index work of ruleDepthExponential's
+/// `prereq` rules (2^20 rows, keyed by 19 variables); a key of one variable can take few
+/// values (a role, a step), and would bring most bindings to one worker.
+fn first_by_key(shape: &Shape) -> bool {
+    shape.key.len() >= 2
+}
+
 /// What makes a binding of the first literal's variables of a row (`None` if the row does
 /// not match the literal).
 type Scan = Box<dyn FnMut(Row) -> Option<Row>>;
@@ -469,6 +508,8 @@ struct Context<'s, 'p, T: Timestamp + Lattice + Ord> {
     arranged: HashMap<(Shape, Placement), Keyed<'s, T>>,
     /// Relations sent to every worker, for chains on several workers.
     everywhere: HashMap<RelId, Rows<'s, T>>,
+    /// Relations partitioned by the keys of shapes, for waiting chains' first joins.
+    by_key: HashMap<Shape, Rows<'s, T>>,
     /// If the scope's times are totally ordered, so that relations can be made distinct
     /// eagerly ([`eager::distinct`]), what updates come there; `None` if they are not.
     eager: Option<Updates>,
@@ -511,6 +552,7 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
             relations: relations.clone(),
             arranged: HashMap::new(),
             everywhere: HashMap::new(),
+            by_key: HashMap::new(),
             eager,
             chains,
         }
@@ -526,6 +568,26 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         }
         let rows = self.relation(rel).inner.broadcast().as_collection();
         self.everywhere.insert(rel, rows.clone());
+        rows
+    }
+
+    /// The rows of `shape`'s relation partitioned among the workers by the hash of the values
+    /// of the shape's key, as a waiting chain's bindings keyed for it are ([`first_by_key`]):
+    /// one exchange per shape. A row that does not match the literal goes to worker 0, which
+    /// drops it as any chain does.
+    fn by_key(&mut self, shape: &Shape) -> Rows<'s, T> {
+        if let Some(rows) = self.by_key.get(shape) {
+            return rows.clone();
+        }
+        let (arities, literal) = (self.arities(), shape.clone());
+        let mut ranges = Ranges::new(literal.vars());
+        let rows = (self.relation(shape.rel).inner)
+            .exchange(move |(row, _, _): &(Row, T, Diff)| {
+                let entry = literal.entry(row, &mut ranges, &arities);
+                entry.map_or(0, |(key, _)| key.hashed())
+            })
+            .as_collection();
+        self.by_key.insert(shape.clone(), rows.clone());
         rows
     }
 
@@ -629,25 +691,29 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         });
         let Links {
             joins,
-            mut between,
+            between,
             last,
         } = self.links(r, at, bound);
-        let joins = (joins.into_iter())
-            .map(|shape| chain::Join {
-                rows: self.everywhere(shape.rel),
+        let wait = self.chains == Chains::Waiting;
+        let by_key = wait && joins.first().is_some_and(first_by_key);
+        let joins = (joins.into_iter().enumerate())
+            .map(|(k, shape)| chain::Join {
+                rows: match by_key && k == 0 {
+                    true => self.by_key(&shape),
+                    false => self.everywhere(shape.rel),
+                },
                 shape,
             })
             .collect();
-        let (arities, wait) = (self.arities(), self.chains == Chains::Waiting);
-        if let Some(last) = last {
-            let bindings = chain::chain(source, first, joins, between, last, arities, wait);
-            return Chained::Complete(bindings);
+        let arities = self.arities();
+        if by_key {
+            let keyed = (source.flat_map(first).inner)
+                .exchange(|((key, _), _, _): &((Row, Row), T, Diff)| key.hashed())
+                .as_collection();
+            let first = Box::new(|keyed| smallvec![keyed]);
+            return chained(keyed, first, joins, between, last, arities, wait);
         }
-        // An antijoin follows: the last pipe keys the bindings for it.
-        Chained::Keyed(match between.pop() {
-            None => source.flat_map(first),
-            Some(keying) => chain::chain(source, first, joins, between, keying, arities, wait),
-        })
+        chained(source, first, joins, between, last, arities, wait)
     }
 
     /// The joins of rule plan `r` from `at` on (advanced past them), up to its end or to
