@@ -46,8 +46,9 @@ use timely::dataflow::operators::{Capability, CapabilitySet};
 use timely::progress::operate::FrontierInterest;
 use timely::progress::Timestamp;
 
-/// What turns a binding into the keyed bindings of the next join (a rule's pipe).
-pub type Keying = Box<dyn FnMut(Row) -> Out<(Row, Row)>>;
+/// What turns a binding (or a chain's source row of type `S`) into the keyed bindings of the
+/// next join (a rule's pipe).
+pub type Keying<S = Row> = Box<dyn FnMut(S) -> Out<(Row, Row)>>;
 
 /// One join of a chain: the rows of its literal's relation, and the literal's shape.
 pub struct Join<'s, T: Timestamp> {
@@ -66,12 +67,13 @@ type Index<T> = FastMap<Row, Vec<(Row, T, Diff)>>;
 /// The bindings of a chain: the rows of `source` (a relation's rows, or bindings already
 /// keyed for the first join and partitioned by that key, as `dataflow`'s `first_by_key`
 /// says), keyed by `first`, joined with each of `joins` in turn; between two joins the
-/// bindings pass through `between` (one fewer than `joins`, at least one join), after the last through `last`. With `wait`, the source's rows
-/// are taken only once the joins' relations are complete (their inputs' frontiers empty), and
-/// no binding is kept: only where every input comes to an end, outside iterative scopes.
+/// bindings pass through `between` (one fewer than `joins`, at least one join), after the
+/// last through `last`. With `wait`, the source's rows are taken only once the joins'
+/// relations are complete (their inputs' frontiers empty), and no binding is kept: only where
+/// every input comes to an end, outside iterative scopes.
 pub fn chain<'s, T, S, O>(
     source: VecCollection<'s, T, S, Diff>,
-    mut first: Box<dyn FnMut(S) -> Out<(Row, Row)>>,
+    mut first: Keying<S>,
     joins: Vec<Join<'s, T>>,
     between: Vec<Keying>,
     last: impl FnMut(Row) -> Out<O> + 'static,

@@ -385,7 +385,7 @@ enum Chained<'s, T: Timestamp> {
 /// for that antijoin by the last of `between`.
 fn chained<'s, T, S>(
     source: VecCollection<'s, T, S, Diff>,
-    first: Box<dyn FnMut(S) -> Out<(Row, Row)>>,
+    first: Keying<S>,
     joins: Vec<chain::Join<'s, T>>,
     mut between: Vec<Keying>,
     last: Option<Complete>,
@@ -583,8 +583,8 @@ impl<'s, 'p, T: Timestamp + Lattice + Ord> Context<'s, 'p, T> {
         let mut ranges = Ranges::new(literal.vars());
         let rows = (self.relation(shape.rel).inner)
             .exchange(move |(row, _, _): &(Row, T, Diff)| {
-                let entry = literal.entry(row, &mut ranges, &arities);
-                entry.map_or(0, |(key, _)| key.hashed())
+                let key = literal.key_of(row, &mut ranges, &arities);
+                key.map_or(0, |key| key.hashed())
             })
             .as_collection();
         self.by_key.insert(shape.clone(), rows.clone());

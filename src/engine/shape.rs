@@ -60,9 +60,16 @@ impl Shape {
     /// those of the new variables, or `None` if the row does not match (`ranges` is room for
     /// [`Shape::vars`] variables).
     pub fn entry(&self, row: &[u32], ranges: &mut Ranges, arities: &[u32]) -> Option<(Row, Row)> {
+        let key = self.key_of(row, ranges, arities)?;
+        Some((key, ranges.values(&self.new, row)))
+    }
+
+    /// The key of a row's entry (see [`Shape::entry`]) without its new variables' values: what
+    /// a partitioned relation's rows are routed by, where the entry itself is made later.
+    pub fn key_of(&self, row: &[u32], ranges: &mut Ranges, arities: &[u32]) -> Option<Row> {
         if !ranges.match_row(&self.pattern, row, arities) {
             return None;
         }
-        Some((ranges.values(&self.key, row), ranges.values(&self.new, row)))
+        Some(ranges.values(&self.key, row))
     }
 }
