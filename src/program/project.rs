@@ -25,7 +25,7 @@
 //! the variables numbered canonically: equal literals of different rules share it, and the
 //! next version of an edited game names it alike (a live session matches relations by name).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::hash::Hasher;
 
@@ -130,35 +130,50 @@ pub fn project_locals_reusing(program: &Program, searches: &mut Searches) -> Opt
     let dependencies = Dependencies::new(program);
     let original = program.relations.len();
     let mut plan = |rule: &Rule| searches.plan(rule, &dependencies, original);
-    // Nothing to project (as in most versions of most games): nothing to copy.
-    if program.rules.iter().all(|rule| plan(rule).is_empty()) {
+    // Each rule's first plan, made once: nothing to project (as in most versions of most
+    // games) leaves nothing to copy.
+    let plans: Vec<Vec<Projection>> = program.rules.iter().map(&mut plan).collect();
+    if plans.iter().all(Vec::is_empty) {
         return None;
     }
-    let mut out = program.clone();
+    let mut out = without_rules(program);
     // Auxiliary relations by the canonical text of their rule.
     let mut defined: HashMap<String, RelId> = HashMap::new();
-    // The rules to project: the program's, then each auxiliary rule as it is defined (a
-    // group's rule can have literals of its own to project).
-    let mut pending: Vec<(Rule, Origin)> = (program.rules.iter().cloned())
-        .zip(program.rule_origins.iter().cloned())
-        .collect();
-    let mut projected = Vec::with_capacity(pending.len());
-    let mut next = 0;
-    while next < pending.len() {
-        let (mut rule, mut origin) = pending[next].clone();
-        next += 1;
-        loop {
-            let plan = plan(&rule);
-            if plan.is_empty() {
-                break;
-            }
-            (rule, origin) = rewrite(&rule, &origin, &plan, &mut out, &mut defined, &mut pending);
+    // Auxiliary rules as they are defined, to project in turn (a group's rule can have
+    // literals of its own to project).
+    let mut auxiliary: VecDeque<(Rule, Origin)> = VecDeque::new();
+    let mut projected = Vec::with_capacity(program.rules.len());
+    let rules = program.rules.iter().zip(&program.rule_origins);
+    for ((rule, origin), first) in rules.zip(plans) {
+        if first.is_empty() {
+            projected.push((rule.clone(), origin.clone()));
+            continue;
         }
-        projected.push((rule, origin));
+        let rewritten = settled(
+            rule,
+            origin,
+            first,
+            &mut plan,
+            &mut out,
+            &mut defined,
+            &mut auxiliary,
+        );
+        projected.push(rewritten);
     }
-    // Every rewrite reads an auxiliary relation, which the first that needed it defined.
-    if out.relations.len() == program.relations.len() {
-        return None;
+    while let Some((rule, origin)) = auxiliary.pop_front() {
+        let first = plan(&rule);
+        projected.push(match first.is_empty() {
+            true => (rule, origin),
+            false => settled(
+                &rule,
+                &origin,
+                first,
+                &mut plan,
+                &mut out,
+                &mut defined,
+                &mut auxiliary,
+            ),
+        });
     }
     out.auxiliary = (program.relations.len() as RelId..out.relations.len() as RelId).collect();
     if let Some(lowering) = &mut out.lowering {
@@ -167,6 +182,60 @@ pub fn project_locals_reusing(program: &Program, searches: &mut Searches) -> Opt
     }
     (out.rules, out.rule_origins) = projected.into_iter().unzip();
     Some(out)
+}
+
+/// A copy of `program` but for its rules and their origins, which the projection makes
+/// anew (copying them only to drop them was most of a chess goal edit's projection).
+fn without_rules(program: &Program) -> Program {
+    let Program {
+        model,
+        symbols,
+        terms,
+        relations,
+        relation_spans,
+        rules: _,
+        rule_origins: _,
+        operations,
+        operation_origins,
+        dynamics,
+        lowering,
+        auxiliary,
+    } = program;
+    Program {
+        model: *model,
+        symbols: symbols.clone(),
+        terms: terms.clone(),
+        relations: relations.clone(),
+        relation_spans: relation_spans.clone(),
+        rules: Vec::new(),
+        rule_origins: Vec::new(),
+        operations: operations.clone(),
+        operation_origins: operation_origins.clone(),
+        dynamics: dynamics.clone(),
+        lowering: lowering.clone(),
+        auxiliary: auxiliary.clone(),
+    }
+}
+
+/// `rule` rewritten by `first`, then by what `plan` finds in each rewritten rule until it
+/// finds nothing more to project.
+fn settled(
+    rule: &Rule,
+    origin: &Origin,
+    first: Vec<Projection>,
+    plan: &mut impl FnMut(&Rule) -> Vec<Projection>,
+    out: &mut Program,
+    defined: &mut HashMap<String, RelId>,
+    auxiliary: &mut VecDeque<(Rule, Origin)>,
+) -> (Rule, Origin) {
+    let mut rewritten = rewrite(rule, origin, &first, out, defined, auxiliary);
+    loop {
+        let next = plan(&rewritten.0);
+        if next.is_empty() {
+            return rewritten;
+        }
+        rewritten = rewrite(&rewritten.0, &rewritten.1, &next, out, defined, auxiliary);
+    }
 }
 
 /// `rule` with the literals of each projection in `plan` replaced by an atom of its
@@ -178,7 +247,7 @@ fn rewrite(
     plan: &[Projection],
     out: &mut Program,
     defined: &mut HashMap<String, RelId>,
-    auxiliary: &mut Vec<(Rule, Origin)>,
+    auxiliary: &mut VecDeque<(Rule, Origin)>,
 ) -> (Rule, Origin) {
     let (mut body, mut spans) = (Vec::new(), Vec::new());
     for (i, literal) in rule.body.iter().enumerate() {
@@ -193,7 +262,7 @@ fn rewrite(
                     let name = aux_name(out, p.reads, text);
                     aux.head.rel = out.fresh_relation(&name, p.shared.len());
                     let rel = aux.head.rel;
-                    auxiliary.push((aux, aux_origin));
+                    auxiliary.push_back((aux, aux_origin));
                     rel
                 });
                 let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
