@@ -3,7 +3,8 @@
 # (issue 5's worker goal; by ground rules at one worker in docs/bench/corpus/results.csv, read
 # when the script starts): for each game, wall time of `gdlground ground GAME -o /dev/null
 # -w N` (/usr/bin/time), ROUNDS rounds alternating binaries and -w 1 / -w 2, then per binary
-# and game the median of each and their ratio, and the median ratio over the 10 games.
+# and game the median of each and their ratio; over the 10 games, the median ratio, their
+# geometric mean and the lowest, and the ratio of the summed medians (all ten grounded in turn).
 #
 #   bash docs/bench/speedup.sh OUT.txt BINARY [BINARY...]     (ROUNDS=4 by default)
 #
@@ -42,10 +43,14 @@ for line in open(sys.argv[1]):
     _, game, binary, w, seconds, _ = line.split()
     times[binary, game, w].append(float(seconds))
 for binary in dict.fromkeys(b for b, _, _ in times):
-    ratios = []
+    ratios, totals = [], [0.0, 0.0]
     for game in sorted({g for b, g, _ in times if b == binary}):
         one, two = (statistics.median(times[binary, game, w]) for w in "12")
         ratios.append(one / two)
+        totals = [totals[0] + one, totals[1] + two]
         print(f"{binary} {game:28} -w 1 {one:6.2f} s  -w 2 {two:6.2f} s  {one / two:.2f}x")
-    print(f"{binary} median speedup {statistics.median(ratios):.2f}x")
+    print(f"{binary} median speedup {statistics.median(ratios):.2f}x, "
+          f"geometric mean {statistics.geometric_mean(ratios):.2f}x, "
+          f"lowest {min(ratios):.2f}x; all ten in turn -w 1 {totals[0]:.1f} s, "
+          f"-w 2 {totals[1]:.1f} s: {totals[0] / totals[1]:.2f}x")
 PY
