@@ -136,45 +136,27 @@ pub fn project_locals_reusing(program: &Program, searches: &mut Searches) -> Opt
     if plans.iter().all(Vec::is_empty) {
         return None;
     }
-    let mut out = without_rules(program);
-    // Auxiliary relations by the canonical text of their rule.
-    let mut defined: HashMap<String, RelId> = HashMap::new();
-    // Auxiliary rules as they are defined, to project in turn (a group's rule can have
-    // literals of its own to project).
-    let mut auxiliary: VecDeque<(Rule, Origin)> = VecDeque::new();
+    let mut rewriting = Rewriting {
+        out: without_rules(program),
+        defined: HashMap::new(),
+        auxiliary: VecDeque::new(),
+    };
     let mut projected = Vec::with_capacity(program.rules.len());
     let rules = program.rules.iter().zip(&program.rule_origins);
     for ((rule, origin), first) in rules.zip(plans) {
-        if first.is_empty() {
-            projected.push((rule.clone(), origin.clone()));
-            continue;
-        }
-        let rewritten = settled(
-            rule,
-            origin,
-            first,
-            &mut plan,
-            &mut out,
-            &mut defined,
-            &mut auxiliary,
-        );
-        projected.push(rewritten);
+        projected.push(match first.is_empty() {
+            true => (rule.clone(), origin.clone()),
+            false => rewriting.settled(rule, origin, first, &mut plan),
+        });
     }
-    while let Some((rule, origin)) = auxiliary.pop_front() {
+    while let Some((rule, origin)) = rewriting.auxiliary.pop_front() {
         let first = plan(&rule);
         projected.push(match first.is_empty() {
             true => (rule, origin),
-            false => settled(
-                &rule,
-                &origin,
-                first,
-                &mut plan,
-                &mut out,
-                &mut defined,
-                &mut auxiliary,
-            ),
+            false => rewriting.settled(&rule, &origin, first, &mut plan),
         });
     }
+    let mut out = rewriting.out;
     out.auxiliary = (program.relations.len() as RelId..out.relations.len() as RelId).collect();
     if let Some(lowering) = &mut out.lowering {
         // One entry per relation: auxiliary relations hold no fluents.
@@ -217,73 +199,83 @@ fn without_rules(program: &Program) -> Program {
     }
 }
 
-/// `rule` rewritten by `first`, then by what `plan` finds in each rewritten rule until it
-/// finds nothing more to project.
-fn settled(
-    rule: &Rule,
-    origin: &Origin,
-    first: Vec<Projection>,
-    plan: &mut impl FnMut(&Rule) -> Vec<Projection>,
-    out: &mut Program,
-    defined: &mut HashMap<String, RelId>,
-    auxiliary: &mut VecDeque<(Rule, Origin)>,
-) -> (Rule, Origin) {
-    let mut rewritten = rewrite(rule, origin, &first, out, defined, auxiliary);
-    loop {
-        let next = plan(&rewritten.0);
-        if next.is_empty() {
-            return rewritten;
-        }
-        rewritten = rewrite(&rewritten.0, &rewritten.1, &next, out, defined, auxiliary);
-    }
+/// What rewriting a program's rules builds up: the program they go into, with the
+/// auxiliary relations defined so far.
+struct Rewriting {
+    /// The projected program, but for its rules.
+    out: Program,
+    /// Auxiliary relations by the canonical text of their rule.
+    defined: HashMap<String, RelId>,
+    /// Auxiliary rules as they are defined, to project in turn (a group's rule can have
+    /// literals of its own to project).
+    auxiliary: VecDeque<(Rule, Origin)>,
 }
 
-/// `rule` with the literals of each projection in `plan` replaced by an atom of its
-/// auxiliary relation, defined in `out` (or shared with an equal one in `defined`) and its
-/// rule pushed to `auxiliary`.
-fn rewrite(
-    rule: &Rule,
-    origin: &Origin,
-    plan: &[Projection],
-    out: &mut Program,
-    defined: &mut HashMap<String, RelId>,
-    auxiliary: &mut VecDeque<(Rule, Origin)>,
-) -> (Rule, Origin) {
-    let (mut body, mut spans) = (Vec::new(), Vec::new());
-    for (i, literal) in rule.body.iter().enumerate() {
-        let literal = match plan.iter().find(|p| p.literals.contains(&i)) {
-            None => literal.clone(),
-            Some(p) if p.literals[0] != i => continue,
-            Some(p) => {
-                let (mut aux, aux_origin) = p.auxiliary(rule, origin);
-                // Names, not ids: an auxiliary relation read here has a stable name too.
-                let text = canonical_text(out, &aux);
-                let rel = *defined.entry(text).or_insert_with_key(|text| {
-                    let name = aux_name(out, p.reads, text);
-                    aux.head.rel = out.fresh_relation(&name, p.shared.len());
-                    let rel = aux.head.rel;
-                    auxiliary.push_back((aux, aux_origin));
-                    rel
-                });
-                let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
-                Literal::Pos(Atom { rel, args })
+impl Rewriting {
+    /// `rule` rewritten by `first`, then by what `plan` finds in each rewritten rule until it
+    /// finds nothing more to project.
+    fn settled(
+        &mut self,
+        rule: &Rule,
+        origin: &Origin,
+        first: Vec<Projection>,
+        plan: &mut impl FnMut(&Rule) -> Vec<Projection>,
+    ) -> (Rule, Origin) {
+        let mut rewritten = self.rewrite(rule, origin, &first);
+        loop {
+            let next = plan(&rewritten.0);
+            if next.is_empty() {
+                return rewritten;
             }
-        };
-        // A conjunction needs a literal once: equal projections in one rule merge.
-        if !body.contains(&literal) {
-            body.push(literal);
-            spans.push(origin.literal_spans.get(i).copied().unwrap_or(origin.span));
+            rewritten = self.rewrite(&rewritten.0, &rewritten.1, &next);
         }
     }
-    let rule = Rule {
-        head: rule.head.clone(),
-        body,
-    };
-    let origin = Origin {
-        literal_spans: spans,
-        ..origin.clone()
-    };
-    (rule, origin)
+
+    /// `rule` with the literals of each projection in `plan` replaced by an atom of its
+    /// auxiliary relation, defined in `out` (or shared with an equal one in `defined`) and
+    /// its rule queued in `auxiliary`.
+    fn rewrite(&mut self, rule: &Rule, origin: &Origin, plan: &[Projection]) -> (Rule, Origin) {
+        let Rewriting {
+            out,
+            defined,
+            auxiliary,
+        } = self;
+        let (mut body, mut spans) = (Vec::new(), Vec::new());
+        for (i, literal) in rule.body.iter().enumerate() {
+            let literal = match plan.iter().find(|p| p.literals.contains(&i)) {
+                None => literal.clone(),
+                Some(p) if p.literals[0] != i => continue,
+                Some(p) => {
+                    let (mut aux, aux_origin) = p.auxiliary(rule, origin);
+                    // Names, not ids: an auxiliary relation read here has a stable name too.
+                    let text = canonical_text(out, &aux);
+                    let rel = *defined.entry(text).or_insert_with_key(|text| {
+                        let name = aux_name(out, p.reads, text);
+                        aux.head.rel = out.fresh_relation(&name, p.shared.len());
+                        let rel = aux.head.rel;
+                        auxiliary.push_back((aux, aux_origin));
+                        rel
+                    });
+                    let args = p.shared.iter().map(|&v| Term::Var(v)).collect();
+                    Literal::Pos(Atom { rel, args })
+                }
+            };
+            // A conjunction needs a literal once: equal projections in one rule merge.
+            if !body.contains(&literal) {
+                body.push(literal);
+                spans.push(origin.literal_spans.get(i).copied().unwrap_or(origin.span));
+            }
+        }
+        let rule = Rule {
+            head: rule.head.clone(),
+            body,
+        };
+        let origin = Origin {
+            literal_spans: spans,
+            ..origin.clone()
+        };
+        (rule, origin)
+    }
 }
 
 /// Literals of a rule to project together: where they are, and their variables, shared
