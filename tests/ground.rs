@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs the binary with `args`.
 fn gdlground(args: &[&str]) -> Output {
@@ -11,6 +12,26 @@ fn gdlground(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the gdlground binary runs")
+}
+
+/// Runs the binary with `args`, failing the test if it has not exited within `seconds` (a
+/// worker left waiting for peers that stopped would otherwise hang the test run).
+fn gdlground_within(args: &[&str], seconds: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlground"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gdlground binary runs");
+    let start = Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if start.elapsed() > Duration::from_secs(seconds) {
+            child.kill().expect("kills");
+            panic!("gdlground {args:?} did not exit within {seconds} s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().expect("the output")
 }
 
 /// The path of a file under the crate.
@@ -347,6 +368,63 @@ fn one_huge_step_stops_close_to_the_memory_limit() {
             "{live:?}: peak {peak_mib} MiB for a 256 MiB limit"
         );
     }
+}
+
+/// The smallest `--max-atoms` under which tictactoe grounds at one, two and three workers is
+/// the same and no more than its atom count: the workers add their atoms to one shared count
+/// (a batch at a time), so the limit does not depend on how they split the atoms. A run the
+/// limit stops exits on every worker count, within a minute.
+#[test]
+fn the_atom_limit_is_reached_at_the_same_count_on_any_number_of_workers() {
+    let game = here("examples/tictactoe.kif");
+    let passes = |workers: &str, limit: usize| {
+        let limit = limit.to_string();
+        let args = [
+            "ground",
+            &game,
+            "-o",
+            "/dev/null",
+            "-w",
+            workers,
+            "--max-atoms",
+            &limit,
+        ];
+        let run = gdlground_within(&args, 60);
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        match run.status.code() {
+            Some(0) => true,
+            Some(2) if err.contains("more atoms than --max-atoms allows") => false,
+            _ => panic!("-w {workers} --max-atoms {limit}: {err}"),
+        }
+    };
+    let atoms = String::from_utf8_lossy(&gdlground(&["atoms", &game]).stdout)
+        .lines()
+        .count();
+    let smallest: Vec<usize> = ["1", "2", "3"]
+        .iter()
+        .map(|workers| {
+            let (mut fails, mut passing) = (0, atoms);
+            assert!(passes(workers, passing) && !passes(workers, fails));
+            while passing - fails > 1 {
+                let mid = (fails + passing) / 2;
+                *(if passes(workers, mid) {
+                    &mut passing
+                } else {
+                    &mut fails
+                }) = mid;
+            }
+            passing
+        })
+        .collect();
+    assert!(
+        smallest[0] > 1 && smallest[0] <= atoms,
+        "{smallest:?} of {atoms}"
+    );
+    assert_eq!(smallest, [smallest[0]; 3], "by worker count");
+    // A worker that finds the run stopped by another before it steps drops the dataflow as
+    // the others do (it used to wait for them at the end, forever, in about a third of these
+    // runs: three workers on fewer cores make the race likely).
+    (0..10).for_each(|_| assert!(!passes("3", 1)));
 }
 
 #[test]

@@ -455,16 +455,25 @@ pub fn run(
             let (sink, count, limits, plan) = (atoms.clone(), count.clone(), l.clone(), t.clone());
             outputs
                 .atoms
-                .inspect(move |((rel, row), _, diff)| {
-                    // Atoms of the game are counted (for --max-atoms and the rounds' report).
-                    let game = !plan.plan.is_auxiliary(*rel);
-                    if game {
-                        limits.derived(*diff);
-                        if count.fetch_add(*diff, Ordering::Relaxed) >= max_atoms {
+                .inspect_batch(move |_, batch| {
+                    // Atoms of the game are counted (for --max-atoms and the rounds' report),
+                    // a batch at a time: the counters are shared by the workers, and adding
+                    // to them atom by atom had the workers take the counters' cache line
+                    // from each other.
+                    let mut game = 0;
+                    let mut sink = sink.borrow_mut();
+                    for ((rel, row), _, diff) in batch {
+                        if !plan.plan.is_auxiliary(*rel) {
+                            game += diff;
+                        }
+                        sink.push((*rel, row.clone(), *diff));
+                    }
+                    if game != 0 {
+                        limits.derived(game);
+                        if count.fetch_add(game, Ordering::Relaxed) + game > max_atoms {
                             limits.fail(EngineError::TooManyAtoms);
                         }
                     }
-                    sink.borrow_mut().push((*rel, row.clone(), *diff));
                 })
                 .probe_with(&probe);
             let kept: Vec<bool> = (p.rules.iter())
@@ -564,7 +573,10 @@ pub fn run(
         inputs.into_iter().for_each(|(_, handle)| handle.close());
         if l.stopped() || !step_until(worker, &|| probe.done()) {
             // Nothing of a stopped run is used: netting and instantiating what it made would
-            // only take more memory past a limit.
+            // only take more memory past a limit. The dataflow goes too (again, if stepping
+            // dropped it): a worker that saw another stop before stepping would otherwise
+            // wait at its end for the peers' progress, which never comes.
+            worker.drop_dataflow(dataflow_id);
             return Vec::new();
         }
         let atoms: Vec<_> = positive(std::mem::take(&mut *atoms.borrow_mut())).collect();
