@@ -1,10 +1,11 @@
 //! End-to-end tests of `gdlground ground` and `atoms` on the bundled examples: counts, worker
 //! determinism, limits, and that a failed run leaves no output file.
 
+use gdlground::oracle::process;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// Runs the binary with `args`.
 fn gdlground(args: &[&str]) -> Output {
@@ -12,26 +13,6 @@ fn gdlground(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the gdlground binary runs")
-}
-
-/// Runs the binary with `args`, failing the test if it has not exited within `seconds` (a
-/// worker left waiting for peers that stopped would otherwise hang the test run).
-fn gdlground_within(args: &[&str], seconds: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gdlground binary runs");
-    let start = Instant::now();
-    while child.try_wait().expect("waits").is_none() {
-        if start.elapsed() > Duration::from_secs(seconds) {
-            child.kill().expect("kills");
-            panic!("gdlground {args:?} did not exit within {seconds} s");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.wait_with_output().expect("the output")
 }
 
 /// The path of a file under the crate.
@@ -377,23 +358,22 @@ fn one_huge_step_stops_close_to_the_memory_limit() {
 #[test]
 fn the_atom_limit_is_reached_at_the_same_count_on_any_number_of_workers() {
     let game = here("examples/tictactoe.kif");
+    // Each run under a time limit: a worker left waiting for peers that stopped would
+    // otherwise hang the test run.
     let passes = |workers: &str, limit: usize| {
-        let limit = limit.to_string();
-        let args = [
-            "ground",
-            &game,
-            "-o",
-            "/dev/null",
-            "-w",
-            workers,
-            "--max-atoms",
-            &limit,
-        ];
-        let run = gdlground_within(&args, 60);
-        let err = String::from_utf8_lossy(&run.stderr).into_owned();
-        match run.status.code() {
-            Some(0) => true,
-            Some(2) if err.contains("more atoms than --max-atoms allows") => false,
+        let (binary, limit) = (env!("CARGO_BIN_EXE_gdlground"), limit.to_string());
+        let args = [binary, "ground", &game, "-o", "/dev/null"];
+        let argv = [&args[..], &["-w", workers, "--max-atoms", &limit]].concat();
+        let argv: Vec<String> = argv.into_iter().map(String::from).collect();
+        let run = process::run(&argv, None, Duration::from_secs(60), |mut out| {
+            std::io::copy(&mut out, &mut std::io::sink())
+        })
+        .expect("it runs");
+        let err = &run.stderr;
+        match run.status.map(|status| status.code()) {
+            None => panic!("{argv:?} did not exit within 60 s"),
+            Some(Some(0)) => true,
+            Some(Some(2)) if err.contains("more atoms than --max-atoms allows") => false,
             _ => panic!("-w {workers} --max-atoms {limit}: {err}"),
         }
     };
