@@ -127,7 +127,8 @@ fn two_workers_write_byte_identical_output() {
 }
 
 /// A game of `n` numbers whose `pair` rule has `n`² ground instances: with `n` in the
-/// hundreds, more rules than the writer spells at a time.
+/// hundreds, more rules than the writer spells at a time (grounded without demand, since
+/// nothing reads `pair`).
 fn many_pairs(n: usize) -> String {
     let mut game = String::from(
         "(role p) (init (c 0)) (legal p go) (<= terminal (true (c 1))) (goal p 100)\n\
@@ -146,7 +147,7 @@ fn workers_write_byte_identical_output_over_many_writer_parts() {
     let game = dir.join("pairs.kif");
     std::fs::write(&game, many_pairs(330)).unwrap();
     let game = game.to_str().unwrap();
-    let one = gdlground(&["ground", game, "-w", "1", "--stats=json"]);
+    let one = gdlground(&["ground", game, "-w", "1", "--stats=json", "--no-demand"]);
     let stats = String::from_utf8_lossy(&one.stderr);
     assert!(one.status.success(), "{stats}");
     let stats: serde_json::Value = serde_json::from_str(&stats).expect("the stats are JSON");
@@ -161,7 +162,7 @@ fn workers_write_byte_identical_output_over_many_writer_parts() {
         "a line per fact and rule"
     );
     for workers in ["2", "3"] {
-        let more = gdlground(&["ground", game, "-w", workers]);
+        let more = gdlground(&["ground", game, "-w", workers, "--no-demand"]);
         assert!(
             more.status.success(),
             "{}",
@@ -227,13 +228,14 @@ fn workers_partition_a_join_on_several_variables_making_each_instance_once() {
 /// Grounds `text` (written to a scratch game named `name`) on one, two and three workers:
 /// the same text each time, with `count` ground rules whose line starts with `head`, and as
 /// many instances from the engine each time, before the ground stage drops repeats (a worker
-/// that made another's share as well as its own would show there, not in the text).
+/// that made another's share as well as its own would show there, not in the text). Without
+/// demand: the games' cross products are read by nothing, and demand would leave them out.
 fn grounds_alike_on_workers(name: &str, text: &str, head: &str, count: usize) {
     let game = scratch(name).join(format!("{name}.kif"));
     std::fs::write(&game, text).unwrap();
     let loaded = gdlground::read_game(&game, None).expect("the game loads");
     let game = game.to_str().unwrap();
-    let one = gdlground(&["ground", game, "-w", "1"]);
+    let one = gdlground(&["ground", game, "-w", "1", "--no-demand"]);
     assert!(
         one.status.success(),
         "{}",
@@ -245,6 +247,7 @@ fn grounds_alike_on_workers(name: &str, text: &str, head: &str, count: usize) {
     let instances = |workers| {
         let options = gdlground::engine::Options {
             workers,
+            demand: false,
             ..Default::default()
         };
         let grounded =
@@ -255,14 +258,15 @@ fn grounds_alike_on_workers(name: &str, text: &str, head: &str, count: usize) {
     let made = instances(1);
     assert!(made >= count, "{made} instances");
     for workers in [2, 3] {
-        let more = gdlground(&["ground", game, "-w", &workers.to_string()]);
+        let workers = workers.to_string();
+        let more = gdlground(&["ground", game, "-w", &workers, "--no-demand"]);
         assert!(
             more.status.success(),
             "{}",
             String::from_utf8_lossy(&more.stderr)
         );
         assert!(one.stdout == more.stdout, "-w {workers} wrote another text");
-        assert_eq!(instances(workers), made, "-w {workers}");
+        assert_eq!(instances(workers.parse().unwrap()), made, "-w {workers}");
     }
 }
 
@@ -556,4 +560,57 @@ fn a_static_relation_keeps_its_atoms_when_a_plan_id_equals_its_id() {
         assert_eq!(base.len(), 108, "-w {workers}");
         assert!(base.contains(&"(base (cell 0 0 w))"), "-w {workers}");
     }
+}
+
+/// The stats of `ground GAME --stats=json` with `flags`, parsed.
+fn stats_of(game: &str, flags: &[&str]) -> serde_json::Value {
+    let mut args = vec!["ground", game, "-o", "/dev/null", "--stats=json"];
+    args.extend_from_slice(flags);
+    let out = gdlground(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    serde_json::from_str(&stderr).expect("the stats are JSON")
+}
+
+/// The atoms `atoms GAME` prints with `flags`, one per line.
+fn atoms_of(game: &str, flags: &[&str]) -> Vec<String> {
+    let mut args = vec!["atoms", game];
+    args.extend_from_slice(flags);
+    let out = gdlground(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// tests/data/threats.kif, a cut-down chess whose threat relation draws coordinates freely:
+/// with demand (the default) the stats say the atoms are R* and the rules are far fewer than
+/// `--no-demand` grounds; `atoms` prints S* and `atoms --relevant` R*, a strict subset of it
+/// that lacks only threat atoms.
+#[test]
+fn demand_restricts_the_threats_and_the_flags_say_so() {
+    let game = here("tests/data/threats.kif");
+    let (with, without) = (stats_of(&game, &[]), stats_of(&game, &["--no-demand"]));
+    assert_eq!(with["relevant"], serde_json::Value::Bool(true), "{with}");
+    assert!(without.get("relevant").is_none(), "{without}");
+    let rules = |s: &serde_json::Value| s["rules"].as_u64().unwrap_or(0);
+    assert!(
+        rules(&with) * 5 < rules(&without),
+        "{with} against {without}"
+    );
+    let (all, relevant) = (atoms_of(&game, &[]), atoms_of(&game, &["--relevant"]));
+    assert_eq!(all.len() as u64, without["atoms"].as_u64().unwrap_or(0));
+    assert_eq!(relevant.len() as u64, with["atoms"].as_u64().unwrap_or(0));
+    let missing: Vec<&String> = all.iter().filter(|a| !relevant.contains(a)).collect();
+    assert!(!missing.is_empty());
+    assert!(
+        missing.iter().all(|a| a.starts_with("(threat ")),
+        "{missing:?}"
+    );
+    assert!(relevant.iter().all(|a| all.contains(a)));
 }

@@ -5,6 +5,7 @@
 //! atoms true in every state ([`certain`]), and components.
 
 pub mod certain;
+pub mod demand;
 pub mod domains;
 
 use crate::program::{Literal, Program, RelId};
@@ -79,8 +80,14 @@ impl Dependencies {
     /// component with negation inside (stratified only rule by rule, like
     /// `goal(R,0) :- ~goal(R,100)`) and those depending on such. The others are
     /// over-approximated like dynamic relations and keep their rules in the ground program.
+    /// Nor are demand relations ([`Program::demand`]): an edit that adds a relation's first
+    /// call then changes a rule of the dataflow, not which relations are exact, and the
+    /// session patches it.
     pub fn exact_relations(&self, program: &Program) -> Vec<bool> {
         let mut exact = self.static_relations(program);
+        for &r in &program.demand.relations {
+            exact[r as usize] = false;
+        }
         let ids = crate::graph::components(self.uses.len(), |v, i| {
             self.uses[v].get(i).map(|&w| w as usize)
         });

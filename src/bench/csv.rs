@@ -118,6 +118,7 @@ mod tests {
                     atoms: 3,
                     facts: 4,
                     rules: 5,
+                    relevant: false,
                 }),
             },
             full: Theirs {

@@ -146,6 +146,7 @@ fn stats(stderr: &str) -> Option<(Counts, u64)> {
         atoms: count("atoms")?,
         facts: count("facts")?,
         rules: count("rules")?,
+        relevant: value.get("relevant").and_then(|v| v.as_bool()) == Some(true),
     };
     let ms = value.get("ms")?.as_f64()?;
     Some((counts, ms.round() as u64))

@@ -1,4 +1,5 @@
-//! `gdlground atoms`: print S*, one atom per line in KIF text, sorted.
+//! `gdlground atoms`: print S* (or, with `--relevant`, R*), one atom per line in KIF text,
+//! sorted.
 
 use super::ground::{load_and_ground, EngineArgs};
 use super::{output, SyntaxArg, EXIT_USAGE};
@@ -17,12 +18,19 @@ pub struct Args {
     /// Read the file in this syntax instead of guessing from extension and content.
     #[arg(long, value_enum)]
     syntax: Option<SyntaxArg>,
+    /// Print R* instead of S*: for the relations that demand restricts, only the atoms the
+    /// game can call and derive (the atoms the ground program of `ground` holds). For games
+    /// whose S* is itself the blow-up (chess's `threatened_with_capture`).
+    #[arg(long)]
+    relevant: bool,
 }
 
 /// Runs `atoms`, returning the exit code.
 pub fn run(args: &Args) -> i32 {
+    let mut engine = args.engine.clone();
+    engine.no_demand = !args.relevant;
     let (game, grounded) =
-        match load_and_ground(&args.game, args.syntax, &args.engine, None, Instant::now()) {
+        match load_and_ground(&args.game, args.syntax, &engine, None, Instant::now()) {
             Ok(x) => x,
             Err(code) => return code,
         };

@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub(super) format: Option<FormatArg>,
     /// Print the counts (bases, actions, atoms, facts, rules, ms) on stderr; `--stats=json`
-    /// prints them as one JSON object.
+    /// prints them as one JSON object. The atoms are R* when demand restricts a relation
+    /// (the line says `(R*)`, the JSON `"relevant": true`), S* otherwise.
     #[arg(long, value_name = "STYLE", num_args = 0..=1, default_missing_value = "line", value_parser = ["line", "json"])]
     pub(super) stats: Option<String>,
     #[command(flatten)]
@@ -85,6 +86,13 @@ pub struct EngineArgs {
     /// and S* and the counts leave the auxiliary atoms out.
     #[arg(long)]
     keep_locals: bool,
+    /// Instantiate every rule over S*. By default a derived relation whose readers always
+    /// bind some of its arguments (chess's `threatened_with_capture`, called with all seven
+    /// bound) is instantiated only for the calls its readers can make: magic sets computed
+    /// in the same fixpoint as the atoms (GDL.md §3.1). The game means the same; the atoms
+    /// of such relations are then R* (called and derivable), not S*.
+    #[arg(long)]
+    pub(super) no_demand: bool,
     /// With `--superset domain-loop`: print each round on stderr (rows removed from `true`
     /// and `does`, derived atoms, milliseconds), then the fixpoint's sizes.
     #[arg(long, requires = "superset")]
@@ -119,6 +127,7 @@ impl EngineArgs {
             },
             deadline: self.deadline(start),
             project_locals: !self.keep_locals,
+            demand: !self.no_demand,
             progress: None,
             cluster: None,
         }

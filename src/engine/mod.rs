@@ -63,6 +63,10 @@ pub struct Options {
     /// before the engine runs ([`crate::program::project`]); `false` instantiates every rule
     /// as written.
     pub project_locals: bool,
+    /// Whether the grounding pipeline restricts relations by demand before the engine runs
+    /// ([`crate::analysis::demand`]): only the instances the game can ask for (GDL.md §3.1).
+    /// `false` instantiates every rule over all of S*.
+    pub demand: bool,
     /// Where the run records its stage and the atoms it derives, for a front end to show.
     pub progress: Option<Arc<Progress>>,
     /// The processes this one grounds with (`None`: alone): every run's workers are theirs
@@ -80,6 +84,7 @@ impl Default for Options {
             max_memory: default_max_memory(),
             deadline: None,
             project_locals: true,
+            demand: true,
             progress: None,
             cluster: None,
         }

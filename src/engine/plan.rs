@@ -153,6 +153,8 @@ pub struct Plan {
     pub renamed: BTreeMap<RelId, RelId>,
     /// The program's auxiliary relations ([`Program::auxiliary`]), sorted.
     pub auxiliary: Vec<RelId>,
+    /// The program's demand relations ([`Program::demand`]), sorted.
+    pub demand: Vec<RelId>,
 }
 
 /// Which rules a plan covers: the engine computes the exact static relations first, then
@@ -277,6 +279,7 @@ impl Plan {
             },
             renamed: BTreeMap::new(),
             auxiliary: program.auxiliary.clone(),
+            demand: program.demand.relations.clone(),
         }
     }
 
@@ -312,6 +315,18 @@ impl Plan {
     /// relations pays no lookup.
     pub fn is_auxiliary(&self, rel: RelId) -> bool {
         !self.auxiliary.is_empty() && self.auxiliary.binary_search(&self.original(rel)).is_ok()
+    }
+
+    /// Whether relation id `rel` of the plan stands for a demand relation of the program,
+    /// whose atoms are calls: neither atoms of the game nor of the ground program.
+    pub fn is_demand(&self, rel: RelId) -> bool {
+        !self.demand.is_empty() && self.demand.binary_search(&self.original(rel)).is_ok()
+    }
+
+    /// Whether the atoms of relation id `rel` are atoms of the game (not auxiliary nor
+    /// demand relations'), which the limits and the progress count.
+    pub fn is_game(&self, rel: RelId) -> bool {
+        !self.is_auxiliary(rel) && !self.is_demand(rel)
     }
 }
 

@@ -160,7 +160,7 @@ pub fn gather(
     instances: Instances,
 ) -> Instantiation {
     let mut given = unshare(given);
-    given.retain(|rel, _| (*rel as usize) < plan.is_static.len());
+    given.retain(|rel, _| (*rel as usize) < plan.is_static.len() && !plan.is_demand(*rel));
     // The computed atoms are under the plan's ids (split parts and frame relations mapped
     // back by `original`), the given rows under the program's already.
     let planned = computed.len();
@@ -180,9 +180,11 @@ pub fn gather(
                 true => plan.original(run[0].0),
                 false => run[0].0,
             };
-            runs.entry(rel)
-                .or_default()
-                .push((l, start..start + run.len()));
+            if !plan.is_demand(rel) {
+                runs.entry(rel)
+                    .or_default()
+                    .push((l, start..start + run.len()));
+            }
             start += run.len();
         }
     }
@@ -463,7 +465,7 @@ pub fn run(
                     let mut game = 0;
                     let mut sink = sink.borrow_mut();
                     for ((rel, row), _, diff) in batch {
-                        if !plan.plan.is_auxiliary(*rel) {
+                        if plan.plan.is_game(*rel) {
                             game += diff;
                         }
                         sink.push((*rel, row.clone(), *diff));
@@ -478,7 +480,9 @@ pub fn run(
                 .probe_with(&probe);
             let kept: Vec<bool> = (p.rules.iter())
                 .map(|rule| {
-                    rule.source.is_some() && !p.is_static[p.original(rule.head_rel) as usize]
+                    rule.source.is_some()
+                        && !p.is_static[p.original(rule.head_rel) as usize]
+                        && !p.is_demand(rule.head_rel)
                 })
                 .collect();
             let kept = move |(r, _): &(usize, Row)| kept[*r];

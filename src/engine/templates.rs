@@ -51,12 +51,14 @@ pub struct Form {
 impl Form {
     /// The form of `program`'s `rule`, given which relations are computed exactly.
     pub fn new(program: &Program, encoding: &Encoding, rule: &Rule, is_static: &[bool]) -> Form {
+        // A demand literal only says that the head was called: no literal of the game.
+        let kept_rel = |rel: RelId| !is_static[rel as usize] && !program.is_demand(rel);
         let kept = (rule.body.iter())
             .filter_map(|l| match l {
-                Literal::Pos(a) if !is_static[a.rel as usize] => {
+                Literal::Pos(a) if kept_rel(a.rel) => {
                     Some((false, a.rel, pattern(program, encoding, &a.args)))
                 }
-                Literal::Neg(a) if !is_static[a.rel as usize] => {
+                Literal::Neg(a) if kept_rel(a.rel) => {
                     Some((true, a.rel, pattern(program, encoding, &a.args)))
                 }
                 _ => None,

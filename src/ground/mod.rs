@@ -52,6 +52,9 @@ pub struct Counts {
     pub facts: usize,
     /// Rules with a non-empty body.
     pub rules: usize,
+    /// Whether some relation is restricted by demand (GDL.md §3.1), so that `atoms` (and
+    /// `bases`, `actions`, which demand never restricts) count R*, not S*.
+    pub relevant: bool,
 }
 
 impl GroundProgram {
@@ -150,6 +153,7 @@ impl GroundProgram {
             atoms,
             facts: self.facts.len(),
             rules: self.rules.len(),
+            relevant: !program.demand.restricted.is_empty(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub use session::{Session, Update};
 
 pub use domain_loop::{LoopOptions, LoopReport};
 
+use crate::analysis::demand;
 use crate::engine::{self, EngineError, Instantiation, Options};
 use crate::ground::GroundProgram;
 use crate::program::encoding::Encoding;
@@ -40,13 +41,22 @@ pub struct Grounded {
     /// relations ([`crate::program::project::project_locals`]); the ground program's atoms
     /// use its relation ids.
     pub projected: Option<Program>,
+    /// The program actually grounded when some relations were restricted by demand
+    /// ([`crate::analysis::demand`]): the projected one (or the lowered, or the original)
+    /// with demand relations added after its own, which keep their ids.
+    pub demanded: Option<Program>,
 }
 
 impl Grounded {
     /// The program whose relations the ground program's atoms belong to: `original`, an
-    /// operations game's lowered program, or the projected one.
+    /// operations game's lowered program, the projected one or the one restricted by demand.
     pub fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
-        grounded_program(&self.lowered, &self.projected, original)
+        grounded_program(&self.stages(), original)
+    }
+
+    /// The programs grounding made of the original.
+    fn stages(&self) -> [&Option<Program>; 3] {
+        [&self.demanded, &self.projected, &self.lowered]
     }
 
     /// The rules the ground program must mean: `original`, or an operations game's lowered
@@ -60,8 +70,10 @@ impl Grounded {
 struct Prepared {
     /// An operations game's lowered program.
     lowered: Option<Program>,
-    /// The program grounded, when local variables were projected.
+    /// The program, when local variables were projected.
     projected: Option<Program>,
+    /// The program grounded, when some relations were restricted by demand.
+    demanded: Option<Program>,
     /// The encoding of the program grounded.
     encoding: Encoding,
 }
@@ -69,7 +81,7 @@ struct Prepared {
 impl Prepared {
     /// The program grounded.
     fn program<'a>(&'a self, original: &'a Program) -> &'a Program {
-        grounded_program(&self.lowered, &self.projected, original)
+        grounded_program(&[&self.demanded, &self.projected, &self.lowered], original)
     }
 
     /// `self` with the ground game of its program.
@@ -86,17 +98,15 @@ impl Prepared {
             reduction,
             lowered: self.lowered,
             projected: self.projected,
+            demanded: self.demanded,
         }
     }
 }
 
-/// The program grounded from `original`: the projected one, else the lowered one, else it.
-fn grounded_program<'a>(
-    lowered: &'a Option<Program>,
-    projected: &'a Option<Program>,
-    original: &'a Program,
-) -> &'a Program {
-    projected.as_ref().or(lowered.as_ref()).unwrap_or(original)
+/// The program grounded from `original`: the last of the `stages` (latest first) that made
+/// one, else `original`.
+fn grounded_program<'a>(stages: &[&'a Option<Program>; 3], original: &'a Program) -> &'a Program {
+    stages.iter().find_map(|s| s.as_ref()).unwrap_or(original)
 }
 
 /// Which superset of the reachable atoms the rules are instantiated over.
@@ -142,7 +152,7 @@ pub fn ground_with(
             ),
         ));
     }
-    let prepared = prepare(program, options.project_locals, &mut Searches::default());
+    let prepared = prepare(program, Steps::of(options), &mut Searches::default());
     if prepared.lowered.is_some() && matches!(superset, Superset::DomainLoop(_)) {
         return Err(GroundError::Unsupported(
             "the domain-graph loop reads `true` and `does`: it runs on classic games only".into(),
@@ -180,18 +190,45 @@ fn first_count(program: &Program) -> Option<Span> {
     })
 }
 
+/// Which of the rewrites before the engine run (see [`prepare`]).
+#[derive(Clone, Copy, Debug)]
+struct Steps {
+    /// Local variables projected ([`Options::project_locals`]).
+    project: bool,
+    /// Relations restricted by demand ([`Options::demand`]).
+    demand: bool,
+}
+
+impl Steps {
+    /// The steps `options` ask for.
+    fn of(options: &Options) -> Steps {
+        Steps {
+            project: options.project_locals,
+            demand: options.demand,
+        }
+    }
+}
+
 /// What grounding `program` reads: an operations game's operations lowered to rules, local
-/// variables projected into auxiliary relations when `project` says so (reusing the
-/// `searches` of the last program prepared), and the encoding of the program grounded.
-fn prepare(program: &Program, project: bool, searches: &mut Searches) -> Prepared {
+/// variables projected into auxiliary relations and relations restricted by demand when
+/// `steps` say so (the projection reusing the `searches` of the last program prepared), and
+/// the encoding of the program grounded.
+fn prepare(program: &Program, steps: Steps, searches: &mut Searches) -> Prepared {
     let lowered = (program.model == Model::Operations).then(|| lower_operations(program));
-    let projected = project
+    let projected = (steps.project)
         .then(|| project_locals_reusing(lowered.as_ref().unwrap_or(program), searches))
         .flatten();
-    let encoding = Encoding::new(grounded_program(&lowered, &projected, program));
+    let demanded = (steps.demand)
+        .then(|| demand::restrict(grounded_program(&[&None, &projected, &lowered], program)))
+        .flatten();
+    let encoding = Encoding::new(grounded_program(
+        &[&demanded, &projected, &lowered],
+        program,
+    ));
     Prepared {
         lowered,
         projected,
+        demanded,
         encoding,
     }
 }

@@ -5,7 +5,7 @@
 //! whole ground stage on the dataflow's instances.
 
 use super::delta::{GroundDelta, Keys};
-use super::{prepare, Prepared};
+use super::{prepare, Prepared, Steps};
 use super::{GroundError, Grounded};
 use crate::engine::live::{Edit, LiveGame};
 use crate::engine::{Instantiation, Options};
@@ -18,8 +18,8 @@ use crate::program::{Program, RelId};
 pub struct Session {
     game: LiveGame,
     workers: usize,
-    /// Whether each version's local variables are projected (`Options::project_locals`).
-    project_locals: bool,
+    /// Which rewrites each version gets before the engine reads it.
+    steps: Steps,
     /// The last version's group searches, for the next one's projection.
     searches: Searches,
     /// The ground game of the current version. Its instantiation has the atoms but not the
@@ -56,7 +56,7 @@ impl Session {
     /// game (the same as [`super::ground`] gives).
     pub fn start(program: &Program, options: &Options) -> Result<Session, GroundError> {
         let mut searches = Searches::default();
-        let prepared = prepare(program, options.project_locals, &mut searches);
+        let prepared = prepare(program, Steps::of(options), &mut searches);
         let grounding = prepared.program(program);
         let game =
             LiveGame::start(grounding, &prepared.encoding, options).map_err(GroundError::Engine)?;
@@ -64,7 +64,7 @@ impl Session {
         let mut session = Session {
             game,
             workers: options.workers,
-            project_locals: options.project_locals,
+            steps: Steps::of(options),
             searches,
             grounded,
             atom_keys,
@@ -90,7 +90,7 @@ impl Session {
     /// `program` gives), the previous one, and what the edit changed in the dataflow and in
     /// the ground game. After an error the session is unusable.
     pub fn apply(&mut self, program: &Program) -> Result<Update<'_>, GroundError> {
-        let prepared = prepare(program, self.project_locals, &mut self.searches);
+        let prepared = prepare(program, self.steps, &mut self.searches);
         let edit = self
             .game
             .update(prepared.program(program), &prepared.encoding)

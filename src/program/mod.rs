@@ -216,6 +216,27 @@ pub struct Program {
     /// The relations [`project::project_locals`] added, sorted: auxiliary relations of the
     /// ground program, not atoms of the game (S* and the counts of GDL.md §4 leave them out).
     pub auxiliary: Vec<RelId>,
+    /// What [`crate::analysis::demand`] restricted: empty unless it did.
+    pub demand: Demand,
+}
+
+/// The relations of a program restricted by demand (GDL.md §3.1), and the demand relations
+/// that say which of their atoms the game can ask for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Demand {
+    /// The demand relations, sorted: neither atoms of the game nor relations of the ground
+    /// program (their literals are left out of every instance, and their rules have none).
+    pub relations: Vec<RelId>,
+    /// The relations whose rules read a demand relation, sorted: their atoms are those of S*
+    /// that some rule calls, not all of S*'s.
+    pub restricted: Vec<RelId>,
+}
+
+impl Demand {
+    /// Whether `rel` is one of the demand relations.
+    pub fn has(&self, rel: RelId) -> bool {
+        !self.relations.is_empty() && self.relations.binary_search(&rel).is_ok()
+    }
 }
 
 impl Program {
@@ -248,6 +269,7 @@ impl Program {
             dynamics: Vec::new(),
             lowering: None,
             auxiliary: Vec::new(),
+            demand: Demand::default(),
         }
     }
 
@@ -295,6 +317,16 @@ impl Program {
     /// Whether `rel` is an auxiliary relation of grounding (see [`Program::auxiliary`]).
     pub fn is_auxiliary(&self, rel: RelId) -> bool {
         self.auxiliary.binary_search(&rel).is_ok()
+    }
+
+    /// Whether `rel` is a demand relation of grounding (see [`Program::demand`]).
+    pub fn is_demand(&self, rel: RelId) -> bool {
+        self.demand.has(rel)
+    }
+
+    /// Whether `rel`'s atoms are restricted by demand (see [`Demand::restricted`]).
+    pub fn is_restricted(&self, rel: RelId) -> bool {
+        self.demand.restricted.binary_search(&rel).is_ok()
     }
 
     /// Calls `f` on every top-level term of every rule and operation (atom arguments,

@@ -182,6 +182,7 @@ fn without_rules(program: &Program) -> Program {
         dynamics,
         lowering,
         auxiliary,
+        demand,
     } = program;
     Program {
         model: *model,
@@ -196,6 +197,7 @@ fn without_rules(program: &Program) -> Program {
         dynamics: dynamics.clone(),
         lowering: lowering.clone(),
         auxiliary: auxiliary.clone(),
+        demand: demand.clone(),
     }
 }
 

@@ -286,23 +286,34 @@ fn ask(
 
 /// S*, one set of rows per relation: rows stored in the table itself, so that checking the
 /// hundreds of thousands of atoms a large game derives per state costs one cache miss each,
-/// not a second one to follow a pointer to the row.
-struct Superset(Vec<FastSet<Row>>);
+/// not a second one to follow a pointer to the row. A relation restricted by demand has no
+/// set: the ground program holds only its called atoms (R*), and the reference derives the
+/// others too; the answers compared at every step check what its atoms decide.
+struct Superset(Vec<Option<FastSet<Row>>>);
 
 impl Superset {
     /// The atoms of `ground` by relation of `program`.
     fn new(program: &Program, ground: &GroundProgram) -> Superset {
-        let mut sets = vec![FastSet::default(); program.relations.len()];
+        let mut sets: Vec<Option<FastSet<Row>>> = (0..program.relations.len() as RelId)
+            .map(|rel| (!program.is_restricted(rel)).then(FastSet::default))
+            .collect();
         for (rel, row) in ground.atoms.iter() {
-            sets[*rel as usize].insert(row.clone());
+            if let Some(set) = &mut sets[*rel as usize] {
+                set.insert(row.clone());
+            }
         }
         Superset(sets)
     }
 
-    /// The first of `atoms` that is not in S*.
+    /// The first of `atoms` that is not in S* (nor in a restricted relation).
     fn outside<'a>(&self, mut atoms: impl Iterator<Item = (RelId, &'a Row)>) -> Option<Problem> {
+        let within = |rel: RelId, row: &Row| match self.0.get(rel as usize) {
+            Some(Some(set)) => set.contains(row),
+            Some(None) => true,
+            None => false,
+        };
         atoms
-            .find(|(rel, row)| !self.0.get(*rel as usize).is_some_and(|s| s.contains(*row)))
+            .find(|(rel, row)| !within(*rel, row))
             .map(|(rel, row)| Problem::OutsideSuperset((rel, row.clone())))
     }
 }

@@ -323,6 +323,9 @@ pub fn stats_json(
         "{{\"bases\": {}, \"actions\": {}, \"atoms\": {}, \"facts\": {}, \"rules\": {}",
         counts.bases, counts.actions, counts.atoms, counts.facts, counts.rules
     );
+    if counts.relevant {
+        s.push_str(", \"relevant\": true");
+    }
     if let Some(elapsed) = elapsed {
         let _ = write!(s, ", \"ms\": {:.1}", elapsed.as_secs_f64() * 1e3);
     }
@@ -354,8 +357,9 @@ pub fn stats_json(
 
 /// The counts as the human stats line.
 pub fn stats_line(counts: &Counts, ms: u128) -> String {
+    let of = if counts.relevant { " (R*)" } else { "" };
     format!(
-        "bases {} · actions {} · atoms {} · facts {} · rules {} · {} ms",
+        "bases {} · actions {} · atoms {}{of} · facts {} · rules {} · {} ms",
         counts.bases, counts.actions, counts.atoms, counts.facts, counts.rules, ms
     )
 }

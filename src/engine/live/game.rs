@@ -17,7 +17,7 @@ use crate::engine::templates::Forms;
 use crate::engine::{EngineError, Instances, Instantiation, Limits, Options, Tables};
 use crate::hash::{FastMap, FastSet};
 use crate::program::encoding::Encoding;
-use crate::program::{Program, RelId};
+use crate::program::{Demand, Program, RelId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -82,6 +82,8 @@ struct Previous {
     forms: Forms,
     /// The exact relations, in space ids.
     exact: Vec<RelId>,
+    /// Its demand relations.
+    demand: Demand,
 }
 
 /// A game held in a live dataflow.
@@ -126,6 +128,8 @@ pub struct LiveGame {
     exact: Vec<bool>,
     /// Which relations of the current version the state or the moves give.
     given: Vec<bool>,
+    /// The current version's demand relations, whose atoms are calls, not atoms of the game.
+    demand: Demand,
     /// The current version's instance forms.
     forms: Forms,
     /// The version before the last update.
@@ -173,6 +177,7 @@ impl LiveGame {
             bindings: Grouped::default(),
             exact: Vec::new(),
             given: Vec::new(),
+            demand: Demand::default(),
             forms: Forms::default(),
             previous: None,
             delta: Delta::default(),
@@ -396,6 +401,7 @@ impl LiveGame {
             sources,
             forms: std::mem::replace(&mut self.forms, forms),
             exact: exact_before,
+            demand: std::mem::replace(&mut self.demand, program.demand.clone()),
         };
         self.previous = Some(previous);
         self.exact = exact;
@@ -437,6 +443,7 @@ impl LiveGame {
         let m = &self.mapping;
         let mut atoms: Vec<(RelId, Row)> = (self.atoms.iter())
             .filter_map(|(rel, row)| Some((m.relation_back(rel)?, m.row_back(row)?)))
+            .filter(|(rel, _)| !self.demand.has(*rel))
             .collect();
         atoms.sort_unstable();
         let sources = self.sources();
@@ -465,14 +472,22 @@ impl LiveGame {
         let mut changes = Changes::default();
         let mut negated = FastSet::default();
         for (rel, row, diff) in &self.delta.atoms {
-            let (mapping, forms, atoms) = match diff > &0 {
-                true => (now, &self.forms, &mut changes.atoms_added),
-                false => (then, &previous.forms, &mut changes.atoms_removed),
+            let (mapping, forms, demand, atoms) = match diff > &0 {
+                true => (now, &self.forms, &self.demand, &mut changes.atoms_added),
+                false => (
+                    then,
+                    &previous.forms,
+                    &previous.demand,
+                    &mut changes.atoms_removed,
+                ),
             };
             if mapping.is_certain(*rel) {
                 continue;
             }
             let atom = (mapping.relation_back(*rel)?, mapping.row_back(row)?);
+            if demand.has(atom.0) {
+                continue;
+            }
             if forms.negates(atom.0) {
                 negated.insert(*rel);
             }

@@ -225,8 +225,9 @@ pub fn candidates(
     given.sort_unstable();
     let mut out = Vec::with_capacity(rest.rules.len());
     for rule in rest.rules {
-        // The rest's heads are never exact: a rule with a source has instances.
-        let instances = rule.source;
+        // The rest's heads are never exact: a rule with a source has instances, unless it
+        // derives calls (a demand relation's atoms are not the game's).
+        let instances = (rule.source).filter(|&i| !program.is_demand(program.rules[i].head.rel));
         let part = match instances {
             Some(_) => Use::Instances,
             None => Use::Derived,
