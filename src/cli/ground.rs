@@ -90,7 +90,8 @@ pub struct EngineArgs {
     /// bind some of its arguments (chess's `threatened_with_capture`, called with all seven
     /// bound) is instantiated only for the calls its readers can make: magic sets computed
     /// in the same fixpoint as the atoms (GDL.md §3.1). The game means the same; the atoms
-    /// of such relations are then R* (called and derivable), not S*.
+    /// of such relations are then R* (called and derivable), not S*. (`atoms` grounds
+    /// without demand unless `--relevant`.)
     #[arg(long)]
     pub(super) no_demand: bool,
     /// With `--superset domain-loop`: print each round on stderr (rows removed from `true`
