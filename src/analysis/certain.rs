@@ -54,24 +54,11 @@ pub fn certain_relations(program: &Program, exact: &[bool]) -> Vec<bool> {
             }
         }
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for rule in &program.rules {
-            if !needed[rule.head.rel as usize] {
-                continue;
-            }
-            for literal in &rule.body {
-                if let Literal::Pos(a) = literal {
-                    let r = a.rel as usize;
-                    if certain[r] && !needed[r] {
-                        needed[r] = true;
-                        changed = true;
-                    }
-                }
-            }
-        }
-    }
+    let positive = |l: &Literal| match l {
+        Literal::Pos(a) => Some(a.rel),
+        _ => None,
+    };
+    super::close_over_reads(program, &certain, &mut needed, positive);
     needed
 }
 

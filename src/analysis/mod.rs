@@ -33,6 +33,33 @@ pub fn each_relation(literal: &Literal, f: &mut impl FnMut(RelId, bool)) {
     walk(literal, false, f)
 }
 
+/// Adds to `marked` every relation `allowed` admits that a rule of a marked relation reads
+/// through a literal `reads` names, until no more is added: the relations a set of
+/// relations' rules depend on, within a class.
+pub fn close_over_reads(
+    program: &Program,
+    allowed: &[bool],
+    marked: &mut [bool],
+    reads: impl Fn(&Literal) -> Option<RelId>,
+) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for rule in &program.rules {
+            if !marked[rule.head.rel as usize] {
+                continue;
+            }
+            for r in rule.body.iter().filter_map(&reads) {
+                let r = r as usize;
+                if allowed[r] && !marked[r] {
+                    marked[r] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
 impl Dependencies {
     /// The graph of `program`'s rules (operation rules add no edges).
     pub fn new(program: &Program) -> Dependencies {

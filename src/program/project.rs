@@ -415,7 +415,7 @@ fn literal_vars(literal: &Literal) -> Vec<VarId> {
 }
 
 /// Pushes `v` onto `list` unless it is there.
-pub(super) fn push_new(list: &mut Vec<VarId>, v: VarId) {
+pub(crate) fn push_new(list: &mut Vec<VarId>, v: VarId) {
     if !list.contains(&v) {
         list.push(v);
     }

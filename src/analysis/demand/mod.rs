@@ -29,20 +29,21 @@ mod rewrite;
 mod tests;
 
 use crate::analysis::certain::certain_relations;
-use crate::analysis::Dependencies;
+use crate::analysis::{close_over_reads, each_relation, Dependencies};
 use crate::program::{Literal, Program, RelId, Rule, VarId};
 use passing::{passing, vars_of};
 
 /// `program` restricted by demand (see the module doc), or `None` when no relation is.
 pub fn restrict(program: &Program) -> Option<Program> {
-    let candidates = candidates(program);
+    let exact = Dependencies::new(program).exact_relations(program);
+    let candidates = candidates(program, &exact);
     let mut seeds = seeds(program, &candidates);
     let bound = loop {
         if !seeds.iter().any(|&r| r) {
             return None;
         }
         let mut restricted = seeds.clone();
-        close(program, &candidates, &mut restricted);
+        close_over_reads(program, &candidates, &mut restricted, read);
         let bound = adorn(program, &restricted);
         let cut = cut_seeds(program, &seeds, &bound);
         if cut == seeds {
@@ -53,50 +54,40 @@ pub fn restrict(program: &Program) -> Option<Program> {
     if bound.iter().all(Option::is_none) {
         return None;
     }
-    let exact = Dependencies::new(program).exact_relations(program);
     Some(rewrite::rewrite(program, &bound, &exact))
 }
 
 /// Which relations may be restricted: derived by a rule with a body, neither exact nor with
 /// certain atoms, not given by the state or the moves, not read by the game's semantics, and
 /// neither defined nor read by an aggregate.
-fn candidates(program: &Program) -> Vec<bool> {
+fn candidates(program: &Program, exact: &[bool]) -> Vec<bool> {
     let n = program.relations.len();
-    let exact = Dependencies::new(program).exact_relations(program);
-    let certain = certain_relations(program, &exact);
+    let certain = certain_relations(program, exact);
     let given = program.given_relations();
     let mut root: Vec<bool> = (0..n as RelId)
         .map(|r| program.keyword(r).is_some())
         .collect();
+    let mut mark = |r: RelId, _| root[r as usize] = true;
     for rule in &program.dynamics {
-        rule.body.iter().for_each(|l| mark_read(l, &mut root));
+        rule.body.iter().for_each(|l| each_relation(l, &mut mark));
     }
     if let Some(lowering) = &program.lowering {
-        (lowering.operations.iter()).for_each(|(rel, _)| root[*rel as usize] = true);
+        (lowering.operations.iter()).for_each(|(rel, _)| mark(*rel, false));
     }
     let mut derived = vec![false; n];
     for rule in &program.rules {
         let counts = (rule.body.iter()).any(|l| matches!(l, Literal::Count { .. }));
         if counts {
-            root[rule.head.rel as usize] = true;
-            for literal in &rule.body {
-                if let Literal::Count { condition, .. } = literal {
-                    condition.iter().for_each(|l| mark_read(l, &mut root));
-                }
-            }
+            mark(rule.head.rel, false);
+            (rule.body.iter())
+                .filter(|l| matches!(l, Literal::Count { .. }))
+                .for_each(|l| each_relation(l, &mut mark));
         }
         derived[rule.head.rel as usize] |= !rule.body.is_empty();
     }
     (0..n)
         .map(|r| derived[r] && !exact[r] && !certain[r] && !given[r] && !root[r])
         .collect()
-}
-
-/// Marks the relation `literal` reads, if it reads one.
-fn mark_read(literal: &Literal, marks: &mut [bool]) {
-    if let Literal::Pos(a) | Literal::Neg(a) = literal {
-        marks[a.rel as usize] = true;
-    }
 }
 
 /// The candidates with a rule whose head variables come from parts of its body that share no
@@ -174,26 +165,11 @@ fn parts(rule: &Rule) -> Vec<Vec<VarId>> {
     parts.into_values().collect()
 }
 
-/// Adds to `restricted` every candidate that a rule of a restricted relation reads, until no
-/// more is added.
-fn close(program: &Program, candidates: &[bool], restricted: &mut [bool]) {
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for rule in &program.rules {
-            if !restricted[rule.head.rel as usize] {
-                continue;
-            }
-            for literal in &rule.body {
-                if let Literal::Pos(a) | Literal::Neg(a) = literal {
-                    let r = a.rel as usize;
-                    if candidates[r] && !restricted[r] {
-                        restricted[r] = true;
-                        changed = true;
-                    }
-                }
-            }
-        }
+/// The relation `literal` calls, if it calls one: a positive or a negative literal's.
+fn read(literal: &Literal) -> Option<RelId> {
+    match literal {
+        Literal::Pos(a) | Literal::Neg(a) => Some(a.rel),
+        _ => None,
     }
 }
 

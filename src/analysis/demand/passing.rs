@@ -9,6 +9,7 @@
 //! sharing nothing come last. The engine orders the rewritten rules again by their rows;
 //! this order only says what each call binds.
 
+use crate::program::project::push_new;
 use crate::program::{Builtin, Literal, RelId, Rule, Term, VarId};
 
 /// A positive literal of a rule in passing order, with the variables bound before it.
@@ -123,11 +124,4 @@ pub fn vars_of(terms: &[Term]) -> Vec<VarId> {
     let mut out = Vec::new();
     (terms.iter()).for_each(|t| t.for_each_var(&mut |v| push_new(&mut out, v)));
     out
-}
-
-/// Pushes `v` onto `list` unless it is there.
-pub fn push_new(list: &mut Vec<VarId>, v: VarId) {
-    if !list.contains(&v) {
-        list.push(v);
-    }
 }

@@ -3,6 +3,7 @@
 
 use super::passing::{passing, vars_of};
 use crate::hash::FastSet;
+use crate::program::project::push_new;
 use crate::program::{Atom, Demand, Literal, Origin, Program, RelId, Rule, Term, VarId};
 use crate::syntax::Span;
 
@@ -124,6 +125,7 @@ impl Calls<'_> {
             items.extend(self.tests(rule, &pass.known, usize::MAX, &span));
             out.push(derive(call, items, span(pass.literal)));
         }
+        let all = vars_of_body(rule);
         for (j, literal) in rule.body.iter().enumerate() {
             let Literal::Neg(atom) = literal else {
                 continue;
@@ -131,7 +133,6 @@ impl Calls<'_> {
             let Some(call) = self.call(atom) else {
                 continue;
             };
-            let all = vars_of_body(rule);
             let mut items: Vec<Item> = head_item.iter().cloned().collect();
             items.extend(
                 passes
@@ -174,7 +175,7 @@ fn vars_of_body(rule: &Rule) -> Vec<VarId> {
     for literal in &rule.body {
         if let Literal::Pos(a) | Literal::Neg(a) = literal {
             for v in vars_of(&a.args) {
-                super::passing::push_new(&mut out, v);
+                push_new(&mut out, v);
             }
         }
     }
@@ -208,8 +209,7 @@ fn derive(call: Atom, items: Vec<Item>, at: Span) -> (Rule, Vec<Span>) {
             if vars.is_empty() || vars.iter().any(|v| linked.contains(v)) {
                 keep[k] = true;
                 grown = true;
-                vars.into_iter()
-                    .for_each(|v| super::passing::push_new(&mut linked, v));
+                vars.into_iter().for_each(|v| push_new(&mut linked, v));
             }
         }
     }
