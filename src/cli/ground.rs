@@ -5,7 +5,7 @@ use gdlground::engine::cluster::Cluster;
 use gdlground::engine::{EngineError, Options, Round, Strategy};
 use gdlground::program::Model;
 use gdlground::progress::Progress;
-use gdlground::syntax::Syntax;
+use gdlground::syntax::{Code, Syntax};
 use gdlground::write::{self, ground::AtomText, spliced::Text, Notation};
 use gdlground::{ground_with, GroundError, Grounded, LoopOptions, Superset};
 use std::path::PathBuf;
@@ -254,6 +254,8 @@ pub fn report(game: &gdlground::Game, error: &GroundError) -> i32 {
     }
     match error {
         GroundError::Engine(EngineError::Deadline) => EXIT_DEADLINE,
+        // A rule too large to ground is a resource limit, as the memory limit is.
+        GroundError::Located(d) if d.code == Code::TooLarge => EXIT_USAGE,
         GroundError::Located(_) => EXIT_REJECTED,
         _ => EXIT_USAGE,
     }

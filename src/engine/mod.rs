@@ -12,6 +12,7 @@ mod chain;
 pub mod cluster;
 mod dataflow;
 mod eager;
+mod estimate;
 mod exists;
 mod fixpoint;
 mod frame;
@@ -34,6 +35,7 @@ mod steps;
 mod tally;
 mod templates;
 
+pub use estimate::TooLarge;
 pub use instances::{Instance, Instances};
 pub use pattern::Row;
 pub use reduce::{reduce, Reduction, Strategy};
@@ -109,6 +111,9 @@ pub enum EngineError {
     },
     /// More atoms than the limit.
     TooManyAtoms,
+    /// A rule is expected to have far more instances than the memory limit holds (see
+    /// [`estimate`]); the run did not start.
+    TooLarge(TooLarge),
     /// The process's memory passed the limit (bytes).
     TooMuchMemory(u64),
     /// The deadline passed.

@@ -97,6 +97,7 @@ pub fn exact(
     }
     let facts = Stats::new(rows, arities.clone());
     let exact = Arc::new(Plan::new(program, encoding, Part::ExactDerived, &facts));
+    super::estimate::check(&exact, &facts, options.max_memory)?;
     let facts = Arc::new(facts.into_rows());
     let exact_atoms = match exact.rules.is_empty() {
         true => Vec::new(),

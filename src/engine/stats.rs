@@ -96,6 +96,11 @@ impl Stats {
         order
     }
 
+    /// Whether the rows of `rel` are known (possibly none).
+    pub fn knows(&self, rel: RelId) -> bool {
+        self.rows.contains_key(&rel)
+    }
+
     /// Whether `rel` has known rows, and at least one.
     pub fn has_rows(&self, rel: RelId) -> bool {
         self.rows.get(&rel).is_some_and(|rows| !rows.is_empty())
@@ -111,12 +116,28 @@ impl Stats {
         self.rows
     }
 
+    /// The fan-out of a literal over a relation of `size` rows whose rows are not known: each
+    /// position (variable or constant, not counting functors) equally selective.
+    pub fn fanout_of_size(&self, size: f64, pattern: &[Item], key: &[VarId]) -> f64 {
+        let vars = variables(pattern);
+        let constants = pattern
+            .iter()
+            .filter(|i| match **i {
+                Item::Tok(t) => token_arity(t, &self.arities) == 0,
+                Item::Var(_) => false,
+            })
+            .count();
+        let new = vars.iter().filter(|v| !key.contains(v)).count();
+        let positions = (vars.len() + constants).max(1);
+        size.powf(new as f64 / positions as f64)
+    }
+
     /// How many rows of `rel` match `pattern` per value of the variables `key` (all matching
     /// rows when `key` is empty): the factor by which joining this literal multiplies the
     /// bindings.
     pub fn fanout(&self, rel: RelId, pattern: &[Item], key: &[VarId]) -> f64 {
         let Some(rows) = self.rows.get(&rel) else {
-            return guess(pattern, key, &self.arities);
+            return self.fanout_of_size(GUESSED_SIZE, pattern, key);
         };
         let (canon_pattern, canon_key) = canonical(pattern, key);
         let id = (rel, canon_pattern, canon_key);
@@ -141,22 +162,6 @@ impl Stats {
         self.cache.borrow_mut().insert(id, f);
         f
     }
-}
-
-/// The guessed fan-out of a literal over a relation with unknown rows: [`GUESSED_SIZE`] rows,
-/// each position (variable or constant, not counting functors) equally selective.
-fn guess(pattern: &[Item], key: &[VarId], arities: &[u32]) -> f64 {
-    let vars = variables(pattern);
-    let constants = pattern
-        .iter()
-        .filter(|i| match **i {
-            Item::Tok(t) => token_arity(t, arities) == 0,
-            Item::Var(_) => false,
-        })
-        .count();
-    let new = vars.iter().filter(|v| !key.contains(v)).count();
-    let positions = (vars.len() + constants).max(1);
-    GUESSED_SIZE.powf(new as f64 / positions as f64)
 }
 
 /// `pattern` and `key` with variables renumbered by first occurrence in `pattern`, so that

@@ -64,7 +64,7 @@ pub fn run(
         settings.strategy,
         settings.on_round.clone(),
     )
-    .map_err(GroundError::Engine)?;
+    .map_err(|e| super::too_large::located(e, program))?;
     let mut report = LoopReport {
         rounds: reduction.rounds,
         shrunk: reduction
@@ -79,7 +79,8 @@ pub fn run(
     if !settings.final_pass {
         return Ok((reduction.instantiation, report));
     }
-    let reachable = engine::instantiate(program, encoding, options).map_err(GroundError::Engine)?;
+    let reachable = engine::instantiate(program, encoding, options)
+        .map_err(|e| super::too_large::located(e, program))?;
     let missing = missing(&reduction.instantiation.atoms, &reachable.atoms);
     if missing > 0 {
         return Err(GroundError::DomainLoop(format!(

@@ -4,6 +4,7 @@
 mod delta;
 mod domain_loop;
 mod session;
+mod too_large;
 
 pub use delta::GroundDelta;
 pub use session::{Session, Update};
@@ -161,7 +162,8 @@ pub fn ground_with(
     let (grounding, encoding) = (prepared.program(program), &prepared.encoding);
     let (instantiation, reduction) = match superset {
         Superset::Reachable => (
-            engine::instantiate(grounding, encoding, options).map_err(GroundError::Engine)?,
+            engine::instantiate(grounding, encoding, options)
+                .map_err(|e| too_large::located(e, grounding))?,
             None,
         ),
         Superset::DomainLoop(settings) => {
@@ -251,6 +253,7 @@ impl GroundError {
                 )
             }
             GroundError::Engine(EngineError::TooMuchMemory(limit)) => memory_error(*limit),
+            GroundError::Engine(EngineError::TooLarge(large)) => format!("error: rule {} is expected to have {} instances, too many to ground\n", large.rule + 1, large.instances),
             GroundError::Engine(EngineError::TooManyAtoms) => "error: more atoms than --max-atoms allows\n  hint: raise --max-atoms if the machine has the memory\n".into(),
             GroundError::Engine(EngineError::Deadline) => DEADLINE_ERROR.into(),
             GroundError::Engine(EngineError::Worker(e)) => format!("error: a dataflow worker failed: {e}\n"),

@@ -58,8 +58,8 @@ impl Session {
         let mut searches = Searches::default();
         let prepared = prepare(program, Steps::of(options), &mut searches);
         let grounding = prepared.program(program);
-        let game =
-            LiveGame::start(grounding, &prepared.encoding, options).map_err(GroundError::Engine)?;
+        let game = LiveGame::start(grounding, &prepared.encoding, options)
+            .map_err(|e| super::too_large::located(e, grounding))?;
         let (grounded, atom_keys, support) = ground_of(&game, options.workers, prepared);
         let mut session = Session {
             game,
@@ -94,7 +94,7 @@ impl Session {
         let edit = self
             .game
             .update(prepared.program(program), &prepared.encoding)
-            .map_err(GroundError::Engine)?;
+            .map_err(|e| super::too_large::located(e, prepared.program(program)))?;
         if edit.unchanged {
             return Ok(Update {
                 grounded: &self.grounded,

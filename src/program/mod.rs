@@ -184,6 +184,18 @@ pub struct Origin {
     pub var_spans: Vec<Span>,
 }
 
+impl Origin {
+    /// Variable `v` as the source writes it: `?x` in KIF, `X` (upper case or `_`) in the
+    /// infix syntaxes; `_v` for a variable without a name.
+    pub fn shown_var(&self, v: VarId) -> String {
+        match self.var_names.get(v as usize) {
+            Some(name) if name.starts_with(|c: char| c.is_uppercase() || c == '_') => name.clone(),
+            Some(name) => format!("?{name}"),
+            None => format!("_{v}"),
+        }
+    }
+}
+
 /// A checked, interned, normalised game description.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {

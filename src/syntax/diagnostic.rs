@@ -36,6 +36,8 @@ pub enum Code {
     Limit,
     /// Valid GDL that grounding does not handle yet (`countofall`).
     Unsupported,
+    /// A rule expected to have far more instances than the memory can hold.
+    TooLarge,
 }
 
 impl Code {
@@ -51,6 +53,7 @@ impl Code {
             Code::Missing => "E007",
             Code::Limit => "E008",
             Code::Unsupported => "E009",
+            Code::TooLarge => "E010",
         }
     }
 
@@ -66,6 +69,7 @@ impl Code {
             Code::Missing => "missing",
             Code::Limit => "limit",
             Code::Unsupported => "unsupported",
+            Code::TooLarge => "too-large",
         }
     }
 }

@@ -350,15 +350,10 @@ fn report(
     out: &mut Vec<Diagnostic>,
 ) {
     for u in unbound {
-        let name = origin
-            .var_names
-            .get(u.var as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("_{}", u.var));
-        if !reported.insert((origin.span, name.clone())) {
+        let shown = origin.shown_var(u.var);
+        if !reported.insert((origin.span, shown.clone())) {
             continue;
         }
-        let shown = show_var(&name);
         let mut d = Diagnostic::error(
             Code::Unsafe,
             u.span,
@@ -382,14 +377,6 @@ fn report(
         out.push(d.with_note(None, how).with_hint(format!(
             "add a positive literal that binds `{shown}`, such as a type relation"
         )));
-    }
-}
-
-/// A variable as written: `X` in infix, `?x` in KIF (whose names are lower case).
-fn show_var(name: &str) -> String {
-    match name.chars().next() {
-        Some(c) if c.is_uppercase() || c == '_' => name.to_string(),
-        _ => format!("?{name}"),
     }
 }
 
