@@ -630,6 +630,24 @@ fn atoms_of(game: &str, flags: &[&str]) -> Vec<String> {
 /// with demand (the default) the stats say the atoms are R* and the rules are far fewer than
 /// `--no-demand` grounds; `atoms` prints S* and `atoms --relevant` R*, a strict subset of it
 /// that lacks only threat atoms.
+/// The farmers-like game's goal rules compare three players' money pairwise: one instance
+/// per triple of amounts (1.05 M rules) unless the body is cut at the one variable its two
+/// comparisons share (27 thousand). The ground game plays as the original.
+#[test]
+fn a_goal_comparing_three_amounts_pairwise_is_cut_and_stays_small() {
+    let game = here("tests/data/farmers.kif");
+    let stats = stats_of(&game, &[]);
+    let rules = stats["rules"].as_u64().unwrap_or(u64::MAX);
+    assert!(rules < 60_000, "{stats}");
+    let out = gdlground(&["validate", &game, "--playouts", "5", "--seed", "3"]);
+    let (report, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(report.contains("ok: 5 playouts"), "{report}");
+}
+
 #[test]
 fn demand_restricts_the_threats_and_the_flags_say_so() {
     let game = here("tests/data/threats.kif");
