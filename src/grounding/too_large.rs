@@ -1,5 +1,5 @@
-//! The engine's refusal of a rule too large to ground ([`crate::engine::TooLarge`]), as a diagnostic at the
-//! rule: what multiplies its instances, how many, and what to do.
+//! The engine's refusal of a rule too large to ground ([`crate::engine::TooLarge`]), as a
+//! diagnostic at the rule: what multiplies its instances, how many, and what to do.
 
 use super::GroundError;
 use crate::engine::EngineError;

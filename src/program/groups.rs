@@ -49,9 +49,9 @@
 //!
 //! A chain whose variables are pinned by its neighbours (connect four's `cell(X, Y1, P) &
 //! succ(Y1, Y2) & cell(X, Y2, P) & …`) never eliminates more than it keeps, and is left as it
-//! is: an auxiliary relation there only adds rules. The group must also leave the rest of the rule a variable of its own
-//! (else the group is the rule), and every variable of its literals must occur in one of its
-//! positive atoms (the auxiliary rule must be safe).
+//! is: an auxiliary relation there only adds rules. The group must also leave the rest of
+//! the rule a variable of its own (else the group is the rule), and every variable of its
+//! literals must occur in one of its positive atoms (the auxiliary rule must be safe).
 
 use super::functional::{free, Dependencies};
 use super::project::{push_new, variables, Projection, Variables};
