@@ -111,8 +111,8 @@ pub enum EngineError {
     },
     /// More atoms than the limit.
     TooManyAtoms,
-    /// A rule is expected to have far more instances than the memory limit holds (see
-    /// [`estimate`]); the run did not start.
+    /// A rule is expected to have far more instances than the memory limit holds: estimated
+    /// before the first run from the rows it reads, so that the run did not start.
     TooLarge(TooLarge),
     /// The process's memory passed the limit (bytes).
     TooMuchMemory(u64),
