@@ -7,6 +7,7 @@ use crate::program::{self, Model, Program};
 use crate::syntax::{self, Code, Diagnostic, SourceFile, Span, Syntax};
 use std::path::Path;
 
+mod decode;
 mod reader;
 
 pub use reader::Reader;
@@ -58,13 +59,18 @@ pub fn model_of(syntax: Syntax) -> Model {
 pub fn read_game(path: &Path, syntax: Option<Syntax>) -> Result<Game, LoadError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| LoadError::Io(name.clone(), e))?;
-    let source = source_from_bytes(name, bytes)?;
-    let syntax = syntax.unwrap_or_else(|| Syntax::detect(path, &source.text));
+    let syntax = syntax.unwrap_or_else(|| Syntax::detect(path, &String::from_utf8_lossy(&bytes)));
+    let source = source_from_bytes(name, bytes, syntax)?;
     load(source, syntax)
 }
 
-/// A source file from raw bytes, rejecting text that is not UTF-8 or too large for spans.
-pub fn source_from_bytes(name: String, bytes: Vec<u8>) -> Result<SourceFile, LoadError> {
+/// A source file from the raw bytes of a game in `syntax`, rejecting text too large for
+/// spans or not UTF-8 outside its comments (inside them, such bytes read as `?`).
+pub fn source_from_bytes(
+    name: String,
+    bytes: Vec<u8>,
+    syntax: Syntax,
+) -> Result<SourceFile, LoadError> {
     if bytes.len() >= u32::MAX as usize {
         let source = SourceFile::new(name, "");
         let d = Diagnostic::error(
@@ -74,23 +80,7 @@ pub fn source_from_bytes(name: String, bytes: Vec<u8>) -> Result<SourceFile, Loa
         );
         return Err(LoadError::Rejected(Box::new(source), vec![d]));
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(SourceFile::new(name, text)),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let d = Diagnostic::error(
-                Code::Syntax,
-                Span::new(at, at + 1),
-                "the file is not valid UTF-8 here",
-            )
-            .with_hint("save the file as UTF-8 (plain ASCII is fine)");
-            Err(LoadError::Rejected(
-                Box::new(SourceFile::new(name, text)),
-                vec![d],
-            ))
-        }
-    }
+    decode::decode(name, bytes, syntax)
 }
 
 /// Parses, lowers and checks `source` in `syntax`.

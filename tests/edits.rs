@@ -53,7 +53,7 @@ fn written(grounded: &Grounded, program: &Program) -> String {
 
 /// The program of `text`, or `None` if it is not a valid game.
 fn program(text: &str, syntax: Syntax) -> Option<Program> {
-    let source = source_from_bytes("game".into(), text.as_bytes().to_vec()).ok()?;
+    let source = source_from_bytes("game".into(), text.as_bytes().to_vec(), syntax).ok()?;
     load(source, syntax).ok().map(|g| g.program)
 }
 
@@ -61,7 +61,8 @@ fn program(text: &str, syntax: Syntax) -> Option<Program> {
 /// parsed and lowered), checked to be the program, warnings or errors a full read gives;
 /// `None` if it is not a valid game.
 fn read(reader: &mut Reader, text: &str, syntax: Syntax) -> Option<Program> {
-    let source = || source_from_bytes("game".into(), text.as_bytes().to_vec()).expect("UTF-8");
+    let source =
+        || source_from_bytes("game".into(), text.as_bytes().to_vec(), syntax).expect("UTF-8");
     let outcome = |read: Result<Game, LoadError>| {
         read.map(|g| (g.program, g.warnings))
             .map_err(|e| e.render())
@@ -600,11 +601,17 @@ impl Drop for Watch {
     }
 }
 
-/// `watch GAME ARGS…` started, and the lines of its standard error as they come.
+/// `watch GAME ARGS…` started (looking at the file every 20 ms unless `args` say otherwise),
+/// and the lines of its standard error as they come.
 fn watch(game: &std::path::Path, args: &[&str]) -> (Watch, Lines) {
     use std::io::BufRead;
+    let interval = match args.contains(&"--interval") {
+        true => &[][..],
+        false => &["--interval", "20"][..],
+    };
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args(["watch", game.to_str().unwrap(), "--interval", "20"])
+        .args(["watch", game.to_str().unwrap()])
+        .args(interval)
         .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -710,6 +717,28 @@ fn watch_regrounds_on_save_and_keeps_the_last_good_output_on_errors() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
     // The text the output's last write swapped out has gone with the run.
     assert_eq!(names_in(&dir), ["game.ground.kif", "game.kif"]);
+}
+
+/// With the file looked at only every minute, `watch` still sees each save at once (inotify),
+/// and says what happened on each: a save that is not UTF-8, the file's deletion, its return.
+#[test]
+fn watch_hears_every_save_at_once_and_says_what_happened() {
+    let (_dir, game, out, original) = watched_game("watch-events");
+    let (_child, lines) = watch(&game, &["--interval", "60000"]);
+    lines.wait_for("watching");
+    let good = std::fs::read_to_string(&out).unwrap();
+    let mut latin = original.clone().into_bytes();
+    latin.extend_from_slice(b"(succ caf\xe9 tea)\n");
+    std::fs::write(&game, latin).unwrap();
+    let said = lines.wait_for("keeps the last good ground game");
+    assert!(said.contains("not valid UTF-8 here (byte 0xe9)"), "{said}");
+    std::fs::remove_file(&game).unwrap();
+    let said = lines.wait_for("keeps the last good ground game");
+    assert!(said.contains("the file is gone; watching for it to come back"), "{said}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), good);
+    std::fs::write(&game, &original).unwrap();
+    lines.wait_for("save 2:");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ground_cli(&game));
 }
 
 /// Fills the spare text beside `watch`'s output in `dir` with `x`s, its length kept (and its

@@ -46,7 +46,8 @@ fn damaged(text: &[u8], kind: usize, seeded: &mut support::Random) -> Vec<u8> {
 /// went wrong in a way no damaged game may cause. Returns whether it loaded and was ground.
 fn try_game(name: &str, bytes: Vec<u8>, syntax: Syntax) -> Result<(bool, bool), String> {
     let small = bytes.len() < GROUND_BELOW;
-    let game = match source_from_bytes(name.to_owned(), bytes).and_then(|s| load(s, syntax)) {
+    let game = match source_from_bytes(name.to_owned(), bytes, syntax).and_then(|s| load(s, syntax))
+    {
         Ok(game) => game,
         Err(e) => {
             let text = e.render();

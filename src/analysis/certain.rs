@@ -88,7 +88,8 @@ mod tests {
 
     #[test]
     fn only_negated_relations_with_a_rule_over_static_relations_are_certain() {
-        let source = source_from_bytes("game.kif".into(), GAME.as_bytes().to_vec()).unwrap();
+        let source =
+            source_from_bytes("game.kif".into(), GAME.as_bytes().to_vec(), Syntax::Kif).unwrap();
         let game = load(source, Syntax::Kif).unwrap();
         let program = &game.program;
         let exact = Dependencies::new(program).exact_relations(program);

@@ -203,15 +203,15 @@ fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
-/// Loads `text` as the game `name` in `syntax` (by `reader`, which parses and lowers only the
+/// Loads `bytes` as the game `name` in `syntax` (by `reader`, which parses and lowers only the
 /// statements new since the last version it read), printing its problems; `None` if invalid.
 pub fn load_version(
     reader: &mut Reader,
     name: String,
-    text: String,
+    bytes: Vec<u8>,
     syntax: Syntax,
 ) -> Option<Game> {
-    let loaded = source_from_bytes(name, text.into_bytes()).and_then(|s| reader.read(s, syntax));
+    let loaded = source_from_bytes(name, bytes, syntax).and_then(|s| reader.read(s, syntax));
     match loaded {
         Ok(game) => {
             for w in &game.warnings {
@@ -267,7 +267,8 @@ pub fn script(args: &super::ground::Args, path: &Path) -> i32 {
         };
         let name = format!("{} (after {})", game.source.name, edit.label);
         let reading = Instant::now();
-        let Some(version) = load_version(&mut reader, name, text.clone(), game.syntax) else {
+        let Some(version) = load_version(&mut reader, name, text.clone().into_bytes(), game.syntax)
+        else {
             return EXIT_REJECTED;
         };
         match run.update(&version, &edit.label, reading.elapsed()) {

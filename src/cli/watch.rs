@@ -3,11 +3,15 @@
 use super::ground::{EngineArgs, FormatArg};
 use super::interrupt::Interrupt;
 use super::live::{load_version, LiveRun};
+use super::saves::Saves;
 use super::{SyntaxArg, EXIT_REJECTED};
 use gdlground::load::Reader;
 use gdlground::syntax::Syntax;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+
+/// How long a wait for a save lasts before Ctrl-C is looked at.
+const INTERRUPT_CHECK: Duration = Duration::from_millis(50);
 
 /// Flags of `watch`.
 #[derive(clap::Args, Debug)]
@@ -27,7 +31,8 @@ pub struct Args {
     /// Read the file in this syntax instead of guessing from extension and content.
     #[arg(long, value_enum)]
     syntax: Option<SyntaxArg>,
-    /// How often to look at the file, in milliseconds.
+    /// How often to look at the file when no save is reported, in milliseconds (on Linux
+    /// inotify reports a save the moment it is written; this is the fallback elsewhere).
     #[arg(long, default_value_t = 200, value_name = "MS")]
     interval: u64,
     /// After each save's line, print the ground facts and rules it removed (`- `) and added
@@ -63,11 +68,11 @@ pub fn run(args: &Args) -> i32 {
         Ok(game) => {
             reader.remember(&game);
             (
-                Some(game.source.text.clone()),
+                Some(game.source.text.clone().into_bytes()),
                 LiveRun::start(&game, args.format, &options, &output, args.diff).ok(),
             )
         }
-        Err(EXIT_REJECTED) => (std::fs::read_to_string(&args.game).ok(), None),
+        Err(EXIT_REJECTED) => (std::fs::read(&args.game).ok(), None),
         Err(code) => return code,
     };
     // Whether this run has written the output (a file there from before is not its own).
@@ -84,8 +89,9 @@ pub fn run(args: &Args) -> i32 {
         ),
     }
     let mut saves = 0;
+    let mut waiting = Saves::new(&args.game, Duration::from_millis(args.interval.max(10)));
     while args.saves.is_none_or(|n| saves < n) {
-        std::thread::sleep(Duration::from_millis(args.interval.max(10)));
+        let due = waiting.wait(INTERRUPT_CHECK);
         if let Some(signal) = interrupt.signal() {
             // The run is dropped: the output's spare text goes with it.
             let kept = match written {
@@ -96,22 +102,28 @@ pub fn run(args: &Args) -> i32 {
             return 128 + signal;
         }
         let now = modified(&args.game);
-        if now == stamp {
+        if !due || now == stamp {
             continue;
         }
         stamp = now;
         let reading = Instant::now();
-        let Ok(text) = std::fs::read_to_string(&args.game) else {
-            continue;
+        let bytes = match std::fs::read(&args.game) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("{name}: {}; {}", unreadable(&e), kept(&output, written));
+                // The file's next version is a save even if its text is the last one's.
+                last_text = None;
+                continue;
+            }
         };
-        if last_text.as_ref() == Some(&text) {
+        if last_text.as_ref() == Some(&bytes) {
             continue;
         }
-        last_text = Some(text.clone());
+        last_text = Some(bytes.clone());
         saves += 1;
-        let syntax =
-            (args.syntax.map(Into::into)).unwrap_or_else(|| Syntax::detect(&args.game, &text));
-        let Some(version) = load_version(&mut reader, name.clone(), text, syntax) else {
+        let syntax = (args.syntax.map(Into::into))
+            .unwrap_or_else(|| Syntax::detect(&args.game, &String::from_utf8_lossy(&bytes)));
+        let Some(version) = load_version(&mut reader, name.clone(), bytes, syntax) else {
             eprintln!("{name}: not re-grounded; {}", kept(&output, written));
             continue;
         };
@@ -135,6 +147,14 @@ pub fn run(args: &Args) -> i32 {
         }
     }
     0
+}
+
+/// What `watch` says when the game cannot be read after a save.
+fn unreadable(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "the file is gone; watching for it to come back".into(),
+        _ => format!("cannot read the file ({e}); watching for a save that fixes it"),
+    }
 }
 
 /// What is left at `output` when a version is not grounded (`written`: whether this run has

@@ -1046,7 +1046,8 @@ mod tests {
     /// relations defined by facts given, as `tables` says, or as the facts say) make each
     /// binding once.
     fn once(game: &str, name: &str, arity: usize, tables: Option<Tables>) -> bool {
-        let source = source_from_bytes("game.kif".into(), game.as_bytes().to_vec()).unwrap();
+        let source =
+            source_from_bytes("game.kif".into(), game.as_bytes().to_vec(), Syntax::Kif).unwrap();
         let game = load(source, Syntax::Kif).unwrap();
         let (program, encoding) = (&game.program, Encoding::new(&game.program));
         let given = tables.unwrap_or_else(|| facts(program, &encoding));
@@ -1087,7 +1088,8 @@ mod tests {
 
     #[test]
     fn a_given_relation_out_of_order_may_repeat_its_rows() {
-        let source = source_from_bytes("game.kif".into(), FLAT.as_bytes().to_vec()).unwrap();
+        let source =
+            source_from_bytes("game.kif".into(), FLAT.as_bytes().to_vec(), Syntax::Kif).unwrap();
         let game = load(source, Syntax::Kif).unwrap();
         let mut tables = facts(&game.program, &Encoding::new(&game.program));
         let g = game.program.relation("g", 1).unwrap();

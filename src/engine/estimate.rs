@@ -146,7 +146,8 @@ mod tests {
 
     /// The check of `game`'s exactly computed static rules against `limit` bytes.
     fn checked(game: &str, limit: u64) -> Result<(), EngineError> {
-        let source = source_from_bytes("game.kif".into(), game.as_bytes().to_vec()).unwrap();
+        let source =
+            source_from_bytes("game.kif".into(), game.as_bytes().to_vec(), Syntax::Kif).unwrap();
         let game = load(source, Syntax::Kif).unwrap();
         let (program, encoding) = (&game.program, Encoding::new(&game.program));
         let stats = Stats::new(facts(program, &encoding), Arc::new(encoding.arities()));

@@ -903,7 +903,7 @@ mod tests {
     #[test]
     fn bodies_start_from_the_literal_that_keeps_bindings_few() {
         let text: String = (1..=N).map(|i| format!("(n {i})")).collect::<String>() + GAME;
-        let source = source_from_bytes("game.kif".into(), text.into_bytes()).unwrap();
+        let source = source_from_bytes("game.kif".into(), text.into_bytes(), Syntax::Kif).unwrap();
         let game = load(source, Syntax::Kif).unwrap();
         let (program, encoding) = (&game.program, Encoding::new(&game.program));
         let arities = std::sync::Arc::new(encoding.arities());
@@ -952,7 +952,7 @@ mod tests {
             (<= (step ?y) (step ?x) (succ ?x ?y)) (<= (step ?x) (true (q ?x)))
             (<= terminal (step 2)) (goal r 100) {p}"
         );
-        let source = source_from_bytes("game.kif".into(), text.into_bytes()).unwrap();
+        let source = source_from_bytes("game.kif".into(), text.into_bytes(), Syntax::Kif).unwrap();
         load(source, Syntax::Kif).unwrap()
     }
 
@@ -1000,7 +1000,7 @@ mod tests {
             (<= (legal r (go ?x)) (true (q ?x)) (w ?x)) (<= (next (q ?x)) (does r (go ?x)))
             (<= (u ?x) (true (q ?x))) (<= terminal (u 5)) (goal r 100)"
         );
-        let source = source_from_bytes("game.kif".into(), text.into_bytes()).unwrap();
+        let source = source_from_bytes("game.kif".into(), text.into_bytes(), Syntax::Kif).unwrap();
         load(source, Syntax::Kif).unwrap()
     }
 

@@ -168,7 +168,8 @@ pub(super) mod tests {
 
     /// The plan of `text` before and after splitting, and its program.
     pub(in crate::engine) fn plans(text: &str) -> (Plan, Plan, Program) {
-        let source = source_from_bytes("game.kif".into(), text.as_bytes().to_vec()).unwrap();
+        let source =
+            source_from_bytes("game.kif".into(), text.as_bytes().to_vec(), Syntax::Kif).unwrap();
         let program = load(source, Syntax::Kif).unwrap().program;
         let encoding = Encoding::new(&program);
         let stats = Stats::new(Default::default(), std::sync::Arc::new(encoding.arities()));

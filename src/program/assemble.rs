@@ -6,8 +6,8 @@
 
 use super::lower::{Fragment, Kind};
 use super::{
-    check, Atom, Effect, GroundTerm, Literal, Model, Operation, Origin, Program, RelId, Rule, Sym,
-    Term, TermId, VarId,
+    check, Atom, Effect, GroundTerm, Keyword, Literal, Model, Operation, Origin, Program, RelId,
+    Rule, Sym, Term, TermId, VarId,
 };
 use crate::hash::{FastMap, FastSet};
 use crate::syntax::{Code, Diagnostic, Span};
@@ -123,6 +123,13 @@ impl Assembly {
             return;
         };
         if first == arity || !self.reported_clashes.insert((kind, sym, arity)) {
+            return;
+        }
+        let model = self.program.model;
+        let keyword = Keyword::of(model, self.program.symbols.name(sym));
+        let legacy = |arity| keyword.is_some_and(|k: Keyword| k.is_legacy_at(model, arity));
+        if kind == Kind::Relation && (legacy(first) || legacy(arity)) {
+            // Each legacy arity is a relation of its own; `keywords` warns of them.
             return;
         }
         let what = match kind {

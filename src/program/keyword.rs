@@ -66,6 +66,13 @@ impl Keyword {
         }
     }
 
+    /// Whether a use of `self` with `arity` arguments is a legacy form, read as an ordinary
+    /// relation: the type declarations of games written before `base` and `input` were
+    /// keywords, `(base mark (x 1 2 3) (y 1 2 3) (mark x o))`, give them 2–5 arguments.
+    pub fn is_legacy_at(self, model: Model, arity: usize) -> bool {
+        matches!(self, Keyword::Base | Keyword::Input) && arity != self.arity(model)
+    }
+
     /// The arity GDL requires in `model`.
     pub fn arity(self, model: Model) -> usize {
         match self {

@@ -425,6 +425,8 @@ impl Program {
 
     /// The GDL keyword relation `rel` is, in this program's model.
     pub fn keyword(&self, rel: RelId) -> Option<Keyword> {
+        let arity = self.relations.get(rel as usize).map_or(0, |r| r.arity);
         Keyword::of(self.model, self.relation_name(rel))
+            .filter(|k| !k.is_legacy_at(self.model, arity))
     }
 }

@@ -38,6 +38,8 @@ pub enum Code {
     Unsupported,
     /// A rule expected to have far more instances than the memory can hold.
     TooLarge,
+    /// A form of older GDL read in today's terms (a warning).
+    Legacy,
 }
 
 impl Code {
@@ -54,6 +56,7 @@ impl Code {
             Code::Limit => "E008",
             Code::Unsupported => "E009",
             Code::TooLarge => "E010",
+            Code::Legacy => "W011",
         }
     }
 
@@ -70,6 +73,7 @@ impl Code {
             Code::Limit => "limit",
             Code::Unsupported => "unsupported",
             Code::TooLarge => "too-large",
+            Code::Legacy => "legacy",
         }
     }
 }

@@ -12,7 +12,8 @@ use crate::{ground, Grounded};
 const THREATS: &str = include_str!("../../../tests/data/threats.kif");
 
 fn program(text: &str) -> Program {
-    let source = source_from_bytes("game.kif".into(), text.as_bytes().to_vec()).unwrap();
+    let source =
+        source_from_bytes("game.kif".into(), text.as_bytes().to_vec(), Syntax::Kif).unwrap();
     load(source, Syntax::Kif).unwrap().program
 }
 

@@ -14,6 +14,7 @@ pub(super) fn check(program: &Program, graph: &Graph) -> Vec<Diagnostic> {
         .map(|r| program.keyword(r as RelId))
         .collect();
     let mut out = arities(program, &keywords);
+    out.extend(legacy(program));
     if program.model == Model::Classic {
         out.extend(state_heads(program, &keywords));
         out.extend(dependencies(program, graph, &keywords));
@@ -57,6 +58,39 @@ fn arities(program: &Program, keywords: &[Option<Keyword>]) -> Vec<Diagnostic> {
                 keyword.name(),
                 shape(*keyword, program.model)
             )),
+        );
+    }
+    out
+}
+
+/// A warning for each relation that is a legacy form of a keyword (see
+/// [`Keyword::is_legacy_at`]), where it is first used.
+fn legacy(program: &Program) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (rel, relation) in program.relations.iter().enumerate() {
+        let name = program.relation_name(rel as RelId);
+        let Some(keyword) = Keyword::of(program.model, name) else {
+            continue;
+        };
+        if !keyword.is_legacy_at(program.model, relation.arity) {
+            continue;
+        }
+        let span = program.relation_spans.get(rel).copied().unwrap_or_default();
+        let message = format!(
+            "`{name}` with {} is a type declaration of GDL before 2010, read here as an \
+             ordinary relation",
+            arguments(relation.arity)
+        );
+        out.push(
+            Diagnostic::warning(Code::Legacy, span, message).with_hint(format!(
+            "today's GDL declares the possible {} as {}; nothing in the game's semantics reads \
+             this one",
+            match keyword {
+                Keyword::Base => "fluents",
+                _ => "moves",
+            },
+            shape(keyword, program.model)
+        )),
         );
     }
     out
@@ -313,5 +347,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("write it as legal(a)"), "{text}");
+    }
+
+    #[test]
+    fn legacy_type_declarations_are_ordinary_relations_with_a_warning() {
+        let (file, diags) = check(&format!(
+            "{GAME}(base cell (x 1 2) (y 1 2) (mark x o))\n(base control (role robot))\n\
+             (base on)\n(input robot y)\n(input robot y z)\n"
+        ));
+        assert_eq!(codes(&diags), [Code::Legacy, Code::Legacy, Code::Legacy]);
+        let all: String = diags.iter().map(|d| d.render(&file)).collect();
+        assert!(
+            all.contains(
+                "t.kif:5:2: warning[W011]: `base` with 4 arguments is a type declaration of \
+                 GDL before 2010, read here as an ordinary relation"
+            ),
+            "{all}"
+        );
+        assert!(all.contains("`base` with 2 arguments"), "{all}");
+        assert!(all.contains("`input` with 3 arguments"), "{all}");
+        assert!(
+            all.contains("declares the possible moves as input(r, m)"),
+            "{all}"
+        );
+        assert!(!all.contains("error"), "{all}");
     }
 }
