@@ -734,7 +734,10 @@ fn watch_hears_every_save_at_once_and_says_what_happened() {
     assert!(said.contains("not valid UTF-8 here (byte 0xe9)"), "{said}");
     std::fs::remove_file(&game).unwrap();
     let said = lines.wait_for("keeps the last good ground game");
-    assert!(said.contains("the file is gone; watching for it to come back"), "{said}");
+    assert!(
+        said.contains("the file is gone; watching for it to come back"),
+        "{said}"
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), good);
     std::fs::write(&game, &original).unwrap();
     lines.wait_for("save 2:");

@@ -62,7 +62,9 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = 50_000_000, value_name = "N")]
     max_atoms: usize,
     /// Stop with an error when the process's memory passes this many GiB [default: three
-    /// quarters of the machine's memory].
+    /// quarters of the memory free when the run starts: the machine's MemAvailable, or what its
+    /// cgroup still allows if that is less]. Whatever the limit, a run also stops when the
+    /// machine's free memory falls to 1/8 of that (at most 256 MiB), before the kernel kills.
     #[arg(long, value_name = "GIB")]
     max_memory: Option<f64>,
     /// The superset of the reachable atoms that rules are instantiated over [default:

@@ -31,9 +31,14 @@ static THRESHOLD: AtomicU64 = AtomicU64::new(u64::MAX);
 /// The monotonic clock's nanoseconds at which the handler stops the process (`u64::MAX`:
 /// never).
 static DEADLINE: AtomicU64 = AtomicU64::new(u64::MAX);
-/// The errors the handler writes for the memory and for the deadline (the game's name and
-/// the limit, rendered beforehand).
-static MESSAGES: OnceLock<[Vec<u8>; 2]> = OnceLock::new();
+/// The machine's available bytes below which the handler stops the process (0: never), once
+/// the process holds as much itself: other processes may take memory after the run started.
+static FLOOR: AtomicU64 = AtomicU64::new(0);
+/// The errors the handler writes for the memory limit, the deadline and the machine's memory
+/// (the game's name and the limit, rendered beforehand).
+static MESSAGES: OnceLock<[Vec<u8>; 3]> = OnceLock::new();
+/// The most the machine's free memory is let fall to.
+const MAX_FLOOR: u64 = 256 << 20;
 
 /// A running watchdog; it stops when dropped.
 pub struct Watchdog {
@@ -53,7 +58,14 @@ impl Watchdog {
         }
         let memory = limit.map_or(String::new(), gdlground::grounding::memory_error);
         let late = gdlground::grounding::DEADLINE_ERROR;
-        let messages = [memory, late.into()].map(|m| format!("{game}: {m}").into_bytes());
+        let floor = gdlground::memory::available_bytes().map_or(0, |a| (a / 8).min(MAX_FLOOR));
+        let machine = format!(
+            "error: the machine has less than {} MiB of memory left (other processes took it \
+             while this grounding ran); stopped before the kernel kills a process\n  \
+             hint: free memory, or give --max-memory less than is free\n",
+            floor >> 20
+        );
+        let messages = [memory, late.into(), machine].map(|m| format!("{game}: {m}").into_bytes());
         if MESSAGES.set(messages).is_err() {
             // One grounding per process: a second one is not watched.
             return Watchdog { armed: false };
@@ -64,6 +76,7 @@ impl Watchdog {
         if let Some(at) = at {
             DEADLINE.store(at, Ordering::Relaxed);
         }
+        FLOOR.store(floor, Ordering::Relaxed);
         // SAFETY: sigaction installs `on_timer`, which only makes async-signal-safe calls,
         // and setitimer arms the process's real-time timer; both only read what they are
         // given.
@@ -84,6 +97,7 @@ impl Drop for Watchdog {
             // The handler stays (a signal already on its way finds it) but does nothing.
             THRESHOLD.store(u64::MAX, Ordering::Relaxed);
             DEADLINE.store(u64::MAX, Ordering::Relaxed);
+            FLOOR.store(0, Ordering::Relaxed);
             // SAFETY: as in `start`; an interval of 0 disarms the timer.
             unsafe { set_timer(0) };
         }
@@ -116,7 +130,29 @@ fn monotonic_ns() -> Option<u64> {
     Some((now.tv_sec as u64).saturating_mul(1_000_000_000) + now.tv_nsec as u64)
 }
 
-/// The SIGALRM handler: past the memory threshold or the deadline, write the error and exit.
+/// The machine's available memory, read as a signal handler may: `open`, `read` and `close`
+/// into a buffer on the stack.
+fn available() -> Option<u64> {
+    let mut buffer = [0u8; 8192];
+    // SAFETY: open, read and close are async-signal-safe; `read` writes within `buffer`.
+    let read = unsafe {
+        let fd = libc::open(
+            gdlground::memory::MEMINFO.as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return None;
+        }
+        let read = libc::read(fd, buffer.as_mut_ptr().cast(), buffer.len());
+        libc::close(fd);
+        read
+    };
+    let read = usize::try_from(read).ok()?;
+    gdlground::memory::mem_available(&buffer[..read])
+}
+
+/// The SIGALRM handler: past the memory threshold or the deadline, or with the machine's
+/// memory nearly gone, write the error and exit.
 extern "C" fn on_timer(_: libc::c_int) {
     let late = monotonic_ns().is_some_and(|now| now >= DEADLINE.load(Ordering::Relaxed));
     let limit = THRESHOLD.load(Ordering::Relaxed);
@@ -125,12 +161,17 @@ extern "C" fn on_timer(_: libc::c_int) {
     unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         // Linux reports ru_maxrss in kibibytes.
-        let over = libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0
-            && (usage.ru_maxrss as u64).saturating_mul(1024) > limit;
-        let (message, code) = match (over, late) {
-            (true, _) => (0, EXIT_USAGE),
-            (false, true) => (1, EXIT_DEADLINE),
-            (false, false) => return,
+        let peak = match libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0 {
+            true => (usage.ru_maxrss as u64).saturating_mul(1024),
+            false => 0,
+        };
+        let floor = FLOOR.load(Ordering::Relaxed);
+        let starved = floor > 0 && peak > floor && available().is_some_and(|a| a < floor);
+        let (message, code) = match (peak > limit, late, starved) {
+            (true, _, _) => (0, EXIT_USAGE),
+            (false, true, _) => (1, EXIT_DEADLINE),
+            (false, false, true) => (2, EXIT_USAGE),
+            (false, false, false) => return,
         };
         if let Some(messages) = MESSAGES.get() {
             libc::write(

@@ -93,10 +93,17 @@ impl Default for Options {
     }
 }
 
-/// Three quarters of the machine's memory: a run that needs more stops with an error before
-/// the kernel kills it (or the machine starts swapping).
+/// Three quarters of the memory the machine can give when the run starts: of what is
+/// available (other processes hold the rest), of what the control group still allows where
+/// it sets a limit, and at most of the machine's memory. A run that needs more stops with an
+/// error before the kernel kills it (or the machine starts swapping).
 pub fn default_max_memory() -> Option<u64> {
-    crate::memory::physical_bytes().map(|b| b / 4 * 3)
+    let room = [
+        crate::memory::physical_bytes(),
+        crate::memory::available_bytes(),
+        crate::memory::cgroup_room_bytes(),
+    ];
+    room.into_iter().flatten().min().map(|b| b / 4 * 3)
 }
 
 /// Why grounding stopped without a result.

@@ -269,7 +269,7 @@ pub const DEADLINE_ERROR: &str = "error: the deadline passed before grounding fi
 /// The error of a grounding that passed the memory limit of `limit` bytes, with its hint.
 pub fn memory_error(limit: u64) -> String {
     format!(
-        "error: grounding needs more than {}, the memory limit\n  hint: --max-memory raises it (the default is three quarters of this machine's memory)\n",
+        "error: grounding needs more than {}, the memory limit\n  hint: --max-memory raises it (the default is three quarters of the memory free when the run starts)\n",
         bytes(limit)
     )
 }
