@@ -56,6 +56,7 @@ pub fn run(args: &Args) -> i32 {
         .clone()
         .unwrap_or_else(|| default_output(&args.game));
     // Taken before the first read: a save while the game is read and grounded is seen.
+    let mut waiting = Saves::new(&args.game, Duration::from_millis(args.interval.max(10)));
     let mut stamp = modified(&args.game);
     let name = args.game.display().to_string();
     let options = args.engine.options(Instant::now());
@@ -89,7 +90,6 @@ pub fn run(args: &Args) -> i32 {
         ),
     }
     let mut saves = 0;
-    let mut waiting = Saves::new(&args.game, Duration::from_millis(args.interval.max(10)));
     while args.saves.is_none_or(|n| saves < n) {
         let due = waiting.wait(INTERRUPT_CHECK);
         if let Some(signal) = interrupt.signal() {

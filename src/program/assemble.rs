@@ -6,8 +6,8 @@
 
 use super::lower::{Fragment, Kind};
 use super::{
-    check, Atom, Effect, GroundTerm, Keyword, Literal, Model, Operation, Origin, Program, RelId,
-    Rule, Sym, Term, TermId, VarId,
+    calls, check, Atom, Effect, GroundTerm, Keyword, Literal, Model, Operation, Origin, Program,
+    RelId, Rule, Sym, Term, TermId, VarId,
 };
 use crate::hash::{FastMap, FastSet};
 use crate::syntax::{Code, Diagnostic, Span};
@@ -100,6 +100,7 @@ impl Assembly {
         if self.program.model == Model::Classic {
             self.dynamics_relations();
         }
+        self.bind_by_calls();
         let Assembly {
             program,
             mut diagnostics,
@@ -108,6 +109,37 @@ impl Assembly {
         diagnostics.extend(check::whole(&program));
         diagnostics.sort_by_key(|d| (d.span, d.code.as_str()));
         (program, diagnostics)
+    }
+
+    /// Grounds over their calls the unsafe rules that every call binds ([`calls`]): their
+    /// safety errors give way to a warning, or stay where a rule is still unsafe.
+    fn bind_by_calls(&mut self) {
+        let statements: Vec<Span> = (self.diagnostics.iter())
+            .filter(|d| d.code == Code::Unsafe)
+            .filter_map(|d| {
+                (self.program.rule_origins.iter())
+                    .find(|o| o.span.start <= d.span.start && d.span.end <= o.span.end)
+                    .map(|o| o.span)
+            })
+            .collect();
+        if statements.is_empty() {
+            return;
+        }
+        let bound = calls::bind_by_calls(&mut self.program, &mut self.relation_ids, &statements);
+        if bound.statements.is_empty() {
+            return;
+        }
+        let touched = |span: Span| {
+            bound
+                .statements
+                .iter()
+                .any(|s| s.start <= span.start && span.end <= s.end)
+        };
+        self.diagnostics
+            .retain(|d| d.code != Code::Unsafe || !touched(d.span));
+        let again = check::rules_where(&self.program, |o| bound.statements.contains(&o.span));
+        self.diagnostics.extend(again);
+        self.diagnostics.extend(bound.warnings);
     }
 
     /// The id of relation `sym`/`arity`, added (first used at `span`) if new.

@@ -8,6 +8,7 @@
 
 mod assemble;
 mod builtin;
+mod calls;
 mod check;
 mod compare;
 mod context;

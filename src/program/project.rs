@@ -422,7 +422,7 @@ pub(crate) fn push_new(list: &mut Vec<VarId>, v: VarId) {
 }
 
 /// `literal` (an atom or a built-in) with its variables renumbered by `f`.
-fn rename(literal: &Literal, f: &impl Fn(VarId) -> VarId) -> Literal {
+pub(super) fn rename(literal: &Literal, f: &impl Fn(VarId) -> VarId) -> Literal {
     fn term(t: &Term, f: &impl Fn(VarId) -> VarId) -> Term {
         match t {
             Term::Var(v) => Term::Var(f(*v)),

@@ -40,6 +40,8 @@ pub enum Code {
     TooLarge,
     /// A form of older GDL read in today's terms (a warning).
     Legacy,
+    /// A rule unsafe bottom-up, ground over its calls, which bind it (a warning).
+    CallBound,
 }
 
 impl Code {
@@ -57,6 +59,7 @@ impl Code {
             Code::Unsupported => "E009",
             Code::TooLarge => "E010",
             Code::Legacy => "W011",
+            Code::CallBound => "W012",
         }
     }
 
@@ -74,6 +77,7 @@ impl Code {
             Code::Unsupported => "unsupported",
             Code::TooLarge => "too-large",
             Code::Legacy => "legacy",
+            Code::CallBound => "call-bound",
         }
     }
 }

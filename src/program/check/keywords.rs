@@ -77,9 +77,10 @@ fn legacy(program: &Program) -> Vec<Diagnostic> {
         }
         let span = program.relation_spans.get(rel).copied().unwrap_or_default();
         let message = format!(
-            "`{name}` with {} is a type declaration of GDL before 2010, read here as an \
-             ordinary relation",
-            arguments(relation.arity)
+            "`{name}` with {} is not GDL's `{name}` ({}), read here as an ordinary relation, as \
+             in the type declarations of GDL before 2010",
+            arguments(relation.arity),
+            arguments(keyword.arity(program.model))
         );
         out.push(
             Diagnostic::warning(Code::Legacy, span, message).with_hint(format!(
@@ -359,8 +360,9 @@ mod tests {
         let all: String = diags.iter().map(|d| d.render(&file)).collect();
         assert!(
             all.contains(
-                "t.kif:5:2: warning[W011]: `base` with 4 arguments is a type declaration of \
-                 GDL before 2010, read here as an ordinary relation"
+                "t.kif:5:2: warning[W011]: `base` with 4 arguments is not GDL's `base` (1 \
+                 argument), read here as an ordinary relation, as in the type declarations of \
+                 GDL before 2010"
             ),
             "{all}"
         );

@@ -25,6 +25,13 @@ pub fn rules(program: &Program) -> Vec<Diagnostic> {
     safety::check(program)
 }
 
+/// [`rules`] for the rules and operations whose origin `keep` accepts.
+pub fn rules_where(program: &Program, keep: impl Fn(&super::Origin) -> bool) -> Vec<Diagnostic> {
+    safety::check_where(program, keep)
+}
+
+pub(crate) use safety::unbound_given;
+
 /// The diagnostics of the checks of the whole program (stratification, keywords, required
 /// and undefined relations), in no particular order.
 pub fn whole(program: &Program) -> Vec<Diagnostic> {

@@ -7,15 +7,21 @@
 //! `countofall` are local to it: its condition must bind them. In an operation rule the
 //! action's variables are bound, the conditions are the body and the effects must be bound.
 
-use crate::program::{Builtin, Effect, Literal, Model, Origin, Program, Term, VarId};
+use crate::program::{Builtin, Effect, Literal, Model, Origin, Program, Rule, Term, VarId};
 use crate::syntax::{Code, Diagnostic, Span};
 use std::collections::HashSet;
 
 /// One error per unsafe variable and source statement.
 pub(super) fn check(program: &Program) -> Vec<Diagnostic> {
+    check_where(program, |_| true)
+}
+
+/// [`check`] for the rules and operations whose origin `keep` accepts.
+pub(super) fn check_where(program: &Program, keep: impl Fn(&Origin) -> bool) -> Vec<Diagnostic> {
     let mut reported: HashSet<(Span, String)> = HashSet::new();
     let mut out = Vec::new();
-    for (rule, origin) in program.rules.iter().zip(&program.rule_origins) {
+    let rules = program.rules.iter().zip(&program.rule_origins);
+    for (rule, origin) in rules.filter(|(_, o)| keep(o)) {
         let mut unbound = Vec::new();
         let mut head = VarSet::default();
         for t in rule.head.args.iter() {
@@ -34,7 +40,8 @@ pub(super) fn check(program: &Program) -> Vec<Diagnostic> {
         }
         report(program.model, origin, &unbound, &mut reported, &mut out);
     }
-    for (operation, origin) in program.operations.iter().zip(&program.operation_origins) {
+    let operations = program.operations.iter().zip(&program.operation_origins);
+    for (operation, origin) in operations.filter(|(_, o)| keep(o)) {
         let mut unbound = Vec::new();
         let mut action = VarSet::default();
         action.add_term(&operation.action);
@@ -61,6 +68,29 @@ pub(super) fn check(program: &Program) -> Vec<Diagnostic> {
         report(program.model, origin, &unbound, &mut reported, &mut out);
     }
     out
+}
+
+/// The variables of `rule` left unbound when the variables of its head arguments at
+/// `given` are taken as bound (by the rule's calls), each once.
+pub(crate) fn unbound_given(rule: &Rule, given: &[usize]) -> Vec<VarId> {
+    let mut head = VarSet::default();
+    let mut bound_by_calls = VarSet::default();
+    for (p, t) in rule.head.args.iter().enumerate() {
+        head.add_term(t);
+        if given.contains(&p) {
+            bound_by_calls.add_term(t);
+        }
+    }
+    let mut unbound = Vec::new();
+    let span = Span::default();
+    let bound = conjunction(&rule.body, &[], span, &head, &bound_by_calls, &mut unbound);
+    for arg in rule.head.args.iter() {
+        unbound_in(arg, &bound, span, "the head", &mut unbound);
+    }
+    let mut vars: Vec<VarId> = unbound.iter().map(|u| u.var).collect();
+    vars.sort_unstable();
+    vars.dedup();
+    vars
 }
 
 /// A variable that must be bound but is not, and the place that needs it.
