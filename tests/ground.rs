@@ -670,3 +670,31 @@ fn demand_restricts_the_threats_and_the_flags_say_so() {
     );
     assert!(relevant.iter().all(|a| all.contains(a)));
 }
+
+/// Numeric flags out of range are usage errors naming the flag and the range (exit 2): no
+/// panic (`--deadline 1e19` overflowed a `Duration`), no value silently ignored (`--max-memory
+/// 0`, NaN).
+#[test]
+fn numeric_flags_out_of_range_are_usage_errors_naming_the_flag() {
+    let game = here("examples/tictactoe.kif");
+    let cases = [
+        ("--deadline=1e19", "'--deadline <SECONDS>'"),
+        ("--deadline=-1", "'--deadline <SECONDS>'"),
+        ("--deadline=NaN", "'--deadline <SECONDS>'"),
+        ("--max-memory=0", "'--max-memory <GIB>'"),
+        ("--max-memory=1e9", "'--max-memory <GIB>'"),
+        ("--max-memory=-2", "'--max-memory <GIB>'"),
+        ("--max-memory=nan", "'--max-memory <GIB>'"),
+    ];
+    for (flag, named) in cases {
+        let out = gdlground(&["ground", &game, "-o", "-", flag]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(named) && err.contains(" to "), "{flag}: {err}");
+        assert!(out.stdout.is_empty(), "{flag}");
+    }
+    let out = gdlground(&["bench", "--timeout=1e20", &game]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("'--timeout <SECONDS>'"), "{err}");
+}

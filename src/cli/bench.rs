@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     gringo: Option<PathBuf>,
     /// Stop a tool's run after this many seconds; the game's row then says `timeout`.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = super::ranges::seconds)]
     timeout: f64,
     /// Also generate the scaling series (hex 11×11 to 19×19, a counter to 100…1600, connect
     /// four 7 to 112 columns wide) into DIR/series and benchmark them.
@@ -60,12 +60,6 @@ pub fn run(args: &Args) -> i32 {
 
 /// Measures every game, writes the results and prints the summary.
 fn bench(args: &Args) -> Result<Vec<Row>, String> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(format!(
-            "--timeout {} is not a positive number of seconds",
-            args.timeout
-        ));
-    }
     if args.workers.contains(&0) {
         return Err("--workers: a worker count must be at least 1".into());
     }

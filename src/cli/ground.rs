@@ -53,7 +53,7 @@ pub struct EngineArgs {
     #[arg(short, long, default_value_t = 1, value_name = "N")]
     workers: usize,
     /// Stop cleanly (exit code 3) after this many seconds: a player's start clock.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::ranges::seconds)]
     deadline: Option<f64>,
     /// Stop with an error when function terms nest deeper than this.
     #[arg(long, default_value_t = 12, value_name = "DEPTH")]
@@ -65,7 +65,7 @@ pub struct EngineArgs {
     /// quarters of the memory free when the run starts: the machine's MemAvailable, or what its
     /// cgroup still allows if that is less]. Whatever the limit, a run also stops when the
     /// machine's free memory falls to 1/8 of that (at most 256 MiB), before the kernel kills.
-    #[arg(long, value_name = "GIB")]
+    #[arg(long, value_name = "GIB", value_parser = super::ranges::gibibytes)]
     max_memory: Option<f64>,
     /// The superset of the reachable atoms that rules are instantiated over [default:
     /// reachable].
@@ -123,10 +123,8 @@ impl EngineArgs {
             max_depth: self.max_depth,
             max_atoms: self.max_atoms,
             max_memory: match self.max_memory {
-                Some(gib) if gib.is_finite() && gib > 0.0 => {
-                    Some((gib * (1u64 << 30) as f64) as u64)
-                }
-                _ => gdlground::engine::default_max_memory(),
+                Some(gib) => Some((gib * (1u64 << 30) as f64) as u64),
+                None => gdlground::engine::default_max_memory(),
             },
             deadline: self.deadline(start),
             project_locals: !self.keep_locals,
@@ -143,9 +141,7 @@ impl EngineArgs {
 
     /// The instant `--deadline` names, counted from `start`.
     pub fn deadline(&self, start: Instant) -> Option<Instant> {
-        (self.deadline)
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| start + Duration::from_secs_f64(s))
+        (self.deadline).map(|s| start + Duration::from_secs_f64(s))
     }
 
     /// The superset mode these flags ask for; with `--trace`, rounds print on stderr.

@@ -17,6 +17,7 @@ mod measure_child;
 mod output;
 mod processes;
 mod progress;
+mod ranges;
 mod saves;
 mod validate;
 mod watch;
