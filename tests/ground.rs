@@ -698,3 +698,31 @@ fn numeric_flags_out_of_range_are_usage_errors_naming_the_flag() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("'--timeout <SECONDS>'"), "{err}");
 }
+
+/// `-o` naming the game (by its name or a hard link) is refused before any work, and so is
+/// an output whose folder does not exist: the game is left as it was, nothing is written.
+#[test]
+fn an_output_that_is_the_game_or_has_no_folder_is_refused_at_once() {
+    let dir = scratch("self-output");
+    let game = dir.join("game.kif");
+    let original = std::fs::read(here("examples/tictactoe.kif")).expect("the example");
+    std::fs::write(&game, &original).expect("the game is written");
+    let link = dir.join("link.kif");
+    std::fs::hard_link(&game, &link).expect("a hard link");
+    let game_s = game.to_str().unwrap();
+    for (command, output) in [("ground", &game), ("ground", &link), ("watch", &game)] {
+        let out = gdlground(&[command, game_s, "-o", output.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command} -o {output:?}: {err}");
+        assert!(err.contains("is the game itself"), "{err}");
+    }
+    let missing = dir.join("no-such-folder/out.kif");
+    let out = gdlground(&["ground", game_s, "-o", missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no-such-folder does not exist"), "{err}");
+    assert_eq!(std::fs::read(&game).expect("the game"), original);
+    assert!(gdlground(&["ground", game_s, "-o", "/dev/null"])
+        .status
+        .success());
+}

@@ -277,6 +277,10 @@ pub fn run(args: &Args) -> i32 {
         eprintln!("error: {what} runs in one process\n  hint: leave out -n and -p");
         return EXIT_USAGE;
     }
+    if let Err(e) = output::check_target(&args.game, &args.output) {
+        eprintln!("{e}");
+        return EXIT_USAGE;
+    }
     if let Some(script) = &args.edits {
         return super::live::script(args, script);
     }

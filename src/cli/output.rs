@@ -28,6 +28,53 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// What is wrong with writing the grounding of `game` to `output` before any work is done:
+/// the output is the game itself (the same file, by any name or hard link), or its folder is
+/// missing or not writable. `-` (stdout) is always fine.
+pub fn check_target(game: &Path, output: &Path) -> Result<(), String> {
+    if output == Path::new("-") {
+        return Ok(());
+    }
+    let (Ok(g), Ok(o)) = (std::fs::metadata(game), std::fs::metadata(output)) else {
+        return folder_writable(output);
+    };
+    if (g.dev(), g.ino()) == (o.dev(), o.ino()) {
+        return Err(format!(
+            "error: the output {} is the game itself; writing it would replace the game\n  \
+             hint: give -o another file (or `-` for stdout)",
+            output.display()
+        ));
+    }
+    match o.is_file() {
+        // A device or a pipe is written directly, not through a file beside it.
+        false => Ok(()),
+        true => folder_writable(output),
+    }
+}
+
+/// Whether the folder `path` is to be written in exists and may be written.
+fn folder_writable(path: &Path) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let c = std::ffi::CString::new(folder.as_os_str().as_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: access reads the NUL-terminated path it is given.
+    if folder.is_dir() && unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        return Ok(());
+    }
+    let why = match folder.is_dir() {
+        true => "cannot be written",
+        false => "does not exist",
+    };
+    Err(format!(
+        "error: cannot write {}: the folder {} {why}\n  hint: create it, or give -o another path",
+        path.display(),
+        folder.display()
+    ))
+}
+
 /// Writes `text` to `path` (`-` is stdout). A broken pipe on stdout is not an error.
 pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
     write_bytes(path, text.as_bytes())

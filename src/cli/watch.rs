@@ -55,6 +55,10 @@ pub fn run(args: &Args) -> i32 {
         .output
         .clone()
         .unwrap_or_else(|| default_output(&args.game));
+    if let Err(e) = super::output::check_target(&args.game, &output) {
+        eprintln!("{e}");
+        return super::EXIT_USAGE;
+    }
     // Taken before the first read: a save while the game is read and grounded is seen.
     let mut waiting = Saves::new(&args.game, Duration::from_millis(args.interval.max(10)));
     let mut stamp = modified(&args.game);
