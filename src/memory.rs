@@ -42,7 +42,9 @@ pub fn physical_bytes() -> Option<u64> {
 /// The memory the machine can give now without swapping, in bytes: `MemAvailable` of
 /// `/proc/meminfo` (`None` where there is none).
 pub fn available_bytes() -> Option<u64> {
-    let meminfo = std::fs::read("/proc/meminfo").ok()?;
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::OsStr::from_bytes(MEMINFO.to_bytes());
+    let meminfo = std::fs::read(path).ok()?;
     mem_available(&meminfo)
 }
 

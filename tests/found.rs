@@ -3,15 +3,11 @@
 //! form is old.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-/// Runs the binary with `args`.
-fn gdlground(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args(args)
-        .output()
-        .expect("the gdlground binary runs")
-}
+mod support;
+
+use support::gdlground;
 
 /// `bytes` written as `name` in a fresh scratch directory.
 fn game_file(name: &str, bytes: &[u8]) -> PathBuf {

@@ -4,16 +4,11 @@
 use gdlground::oracle::process;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::Duration;
 
-/// Runs the binary with `args`.
-fn gdlground(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gdlground"))
-        .args(args)
-        .output()
-        .expect("the gdlground binary runs")
-}
+mod support;
+
+use support::gdlground;
 
 /// The path of a file under the crate.
 fn here(rel: &str) -> String {
@@ -347,20 +342,8 @@ fn a_rule_too_large_to_ground_stops_before_the_run_at_the_rule() {
 #[test]
 fn one_huge_step_stops_close_to_the_memory_limit() {
     let dir = scratch("huge-step");
-    let mut game = String::from("(role r)\n");
-    for i in 0..60 {
-        game.push_str(&format!("(n c{i})\n"));
-    }
-    game.push_str(
-        "(<= (big ?a ?b ?c ?d) (true on) (n ?a) (n ?b) (n ?c) (n ?d))
-         (<= (legal r (go ?a)) (true (big ?a ?a ?a ?a)))
-         (init on) (init (big c0 c0 c0 c0))
-         (<= (next (big ?a ?b ?c ?d)) (big ?a ?b ?c ?d))
-         (<= terminal (true (big c1 c1 c1 c1)))
-         (<= (goal r 100) terminal)\n",
-    );
     let path = dir.join("huge.kif");
-    std::fs::write(&path, game).expect("the game is written");
+    std::fs::write(&path, support::huge_step_game(60)).expect("the game is written");
     let script = dir.join("edits.txt");
     std::fs::write(&script, "").expect("the edit script is written");
     let target = dir.join("out.kif");

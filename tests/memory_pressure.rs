@@ -4,6 +4,8 @@
 //!
 //! Its own test binary, so that no other test runs while the memory is held.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 
@@ -52,24 +54,7 @@ fn free() -> u64 {
     gdlground::memory::cgroup_room_bytes().map_or(available, |room| room.min(available))
 }
 
-/// A game whose one dynamic join makes 10⁸ atoms (about 4 GB): no estimate sees it before
-/// the run, so only the memory limit stops it.
-fn huge_game() -> String {
-    let mut game = String::from("(role r)\n");
-    for i in 0..100 {
-        game.push_str(&format!("(n c{i})\n"));
-    }
-    game.push_str(
-        "(<= (big ?a ?b ?c ?d) (true on) (n ?a) (n ?b) (n ?c) (n ?d))
-         (<= (legal r (go ?a)) (true (big ?a ?a ?a ?a)))
-         (init on) (init (big c0 c0 c0 c0))
-         (<= (next (big ?a ?b ?c ?d)) (big ?a ?b ?c ?d))
-         (<= terminal (true (big c1 c1 c1 c1)))
-         (<= (goal r 100) terminal)\n",
-    );
-    game
-}
-
+/// The game's one join makes 10⁸ atoms (about 4 GB), far more than the run is left.
 #[test]
 fn a_grounding_beside_a_process_holding_most_memory_stops_with_its_own_error() {
     let free = free();
@@ -85,7 +70,7 @@ fn a_grounding_beside_a_process_holding_most_memory_stops_with_its_own_error() {
     let dir = std::env::temp_dir().join(format!("gdlground-pressure-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let game = dir.join("huge.kif");
-    std::fs::write(&game, huge_game()).expect("the game is written");
+    std::fs::write(&game, support::huge_step_game(100)).expect("the game is written");
     let out = dir.join("out.kif");
     let mut run = Command::new(env!("CARGO_BIN_EXE_gdlground"))
         .args([

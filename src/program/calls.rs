@@ -12,7 +12,7 @@
 //! for the safety check to reject.
 
 use super::check::unbound_given;
-use super::project::rename;
+use super::project::{push_new, rename};
 use super::{Atom, Keyword, Literal, Model, Origin, Program, RelId, Rule, Sym, Term, VarId};
 use crate::hash::FastMap;
 use crate::syntax::{Code, Diagnostic, Span};
@@ -308,11 +308,7 @@ fn renumbered(rule: Rule, origin: &Origin, spans: Vec<Span>) -> (Rule, Origin) {
     for literal in std::iter::once(&head).chain(&rule.body) {
         if let Literal::Pos(a) | Literal::Neg(a) = literal {
             for t in a.args.iter() {
-                t.for_each_var(&mut |v| {
-                    if !order.contains(&v) {
-                        order.push(v);
-                    }
-                });
+                t.for_each_var(&mut |v| push_new(&mut order, v));
             }
         }
     }
@@ -321,27 +317,7 @@ fn renumbered(rule: Rule, origin: &Origin, spans: Vec<Span>) -> (Rule, Origin) {
         unreachable!("a positive literal renames to one")
     };
     let body = rule.body.iter().map(|l| rename(l, &new)).collect();
-    let of = |v: &VarId| {
-        origin
-            .var_names
-            .get(*v as usize)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let at = |v: &VarId| {
-        origin
-            .var_spans
-            .get(*v as usize)
-            .copied()
-            .unwrap_or_default()
-    };
-    let origin = Origin {
-        span: origin.span,
-        head_span: origin.head_span,
-        literal_spans: spans,
-        var_names: order.iter().map(of).collect(),
-        var_spans: order.iter().map(at).collect(),
-    };
+    let origin = origin.renumbered(&order, origin.head_span, spans);
     (Rule { head, body }, origin)
 }
 

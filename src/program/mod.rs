@@ -195,6 +195,25 @@ impl Origin {
             None => format!("_{v}"),
         }
     }
+
+    /// The origin of a rule made from this one's, whose variables are `order`'s numbered from
+    /// 0, with its head at `head_span` and its literals at `literal_spans`.
+    pub(super) fn renumbered(
+        &self,
+        order: &[VarId],
+        head_span: Span,
+        literal_spans: Vec<Span>,
+    ) -> Origin {
+        let name = |v: &VarId| self.var_names.get(*v as usize).cloned().unwrap_or_default();
+        let at = |v: &VarId| self.var_spans.get(*v as usize).copied().unwrap_or_default();
+        Origin {
+            span: self.span,
+            head_span,
+            literal_spans,
+            var_names: order.iter().map(name).collect(),
+            var_spans: order.iter().map(at).collect(),
+        }
+    }
 }
 
 /// A checked, interned, normalised game description.

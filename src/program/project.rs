@@ -311,31 +311,8 @@ impl Projection {
             args: (0..self.shared.len() as VarId).map(Term::Var).collect(),
         };
         let span = |i: usize| origin.literal_spans.get(i).copied().unwrap_or(origin.span);
-        let aux_origin = Origin {
-            span: origin.span,
-            head_span: span(self.literals[0]),
-            literal_spans: indexes.map(span).collect(),
-            var_names: order
-                .iter()
-                .map(|&v| {
-                    origin
-                        .var_names
-                        .get(v as usize)
-                        .cloned()
-                        .unwrap_or_default()
-                })
-                .collect(),
-            var_spans: order
-                .iter()
-                .map(|&v| {
-                    origin
-                        .var_spans
-                        .get(v as usize)
-                        .copied()
-                        .unwrap_or_default()
-                })
-                .collect(),
-        };
+        let literal_spans = indexes.map(span).collect();
+        let aux_origin = origin.renumbered(&order, span(self.literals[0]), literal_spans);
         (Rule { head, body }, aux_origin)
     }
 }

@@ -75,3 +75,21 @@ pub fn gdlground(args: &[&str]) -> std::process::Output {
         .output()
         .expect("the gdlground binary runs")
 }
+
+/// A game whose one join makes `values`⁴ atoms at once: dynamic (it reads `true on`), so that
+/// no estimate before the run sees it and only the memory limit stops it.
+pub fn huge_step_game(values: usize) -> String {
+    let mut game = String::from("(role r)\n");
+    for i in 0..values {
+        game.push_str(&format!("(n c{i})\n"));
+    }
+    game.push_str(
+        "(<= (big ?a ?b ?c ?d) (true on) (n ?a) (n ?b) (n ?c) (n ?d))
+         (<= (legal r (go ?a)) (true (big ?a ?a ?a ?a)))
+         (init on) (init (big c0 c0 c0 c0))
+         (<= (next (big ?a ?b ?c ?d)) (big ?a ?b ?c ?d))
+         (<= terminal (true (big c1 c1 c1 c1)))
+         (<= (goal r 100) terminal)\n",
+    );
+    game
+}
