@@ -26,3 +26,4 @@ pub use grounding::{
     Superset, Update,
 };
 pub use load::{read_game, Game, LoadError};
+pub use reason::machine::{Machine, MachineState};

@@ -709,3 +709,32 @@ fn an_output_that_is_the_game_or_has_no_folder_is_refused_at_once() {
         .status
         .success());
 }
+
+/// GDL.md §3: names keep the game's spelling in every output; KIF still compares them
+/// case-insensitively, and keywords come out as GDL names them.
+#[test]
+fn names_keep_their_spelling_and_keywords_their_meaning() {
+    let path = scratch("spelled").join("spelled.kif");
+    let game = "(ROLE Red) (init (cellHolds A)) (<= (LEGAL red (Move ?c)) (TRUE (cellholds ?c)))
+        (<= (next (CellHolds ?c)) (does red (move ?c))) (goal Red 100) (<= terminal (true (cellHolds b)))";
+    std::fs::write(&path, game).expect("scratch file");
+    let path = path.to_string_lossy().to_string();
+    for format in ["kif", "infix", "json"] {
+        let out = gdlground(&["ground", &path, "--format", format]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for written in ["cellHolds", "Red", "Move"] {
+            assert!(
+                text.contains(written),
+                "{format}: no `{written}` in\n{text}"
+            );
+        }
+        for folded in ["cellholds", "CellHolds", "ROLE", "LEGAL", "TRUE"] {
+            assert!(!text.contains(folded), "{format}: `{folded}` in\n{text}");
+        }
+    }
+}

@@ -60,7 +60,7 @@ impl Assembly {
         let from = &fragment.program;
         let symbols = &mut self.program.symbols;
         let syms: Vec<Sym> = (0..from.symbols.len() as Sym)
-            .map(|s| symbols.intern(from.symbols.name(s)))
+            .map(|s| symbols.intern_spelled(from.symbols.name(s), from.symbols.spelling(s)))
             .collect();
         let mut terms: Vec<TermId> = Vec::with_capacity(from.terms.len());
         for id in 0..from.terms.len() as TermId {

@@ -7,7 +7,8 @@ use super::{Atom, Effect, GroundTerm, Literal, Operation, Program, Rule, Term, T
 
 impl Program {
     /// Whether `self` and `other` have the same model, rules and operations in the same order,
-    /// comparing names by text and variables by position.
+    /// comparing names by spelling (as written: a KIF game printed in infix keeps them) and
+    /// variables by position.
     pub fn same_as(&self, other: &Program) -> bool {
         let pair = Pair { a: self, b: other };
         self.model == other.model
@@ -87,7 +88,8 @@ impl Pair<'_> {
     }
 
     fn atom(&self, x: &Atom, y: &Atom) -> bool {
-        self.a.relation_name(x.rel) == self.b.relation_name(y.rel) && self.terms(&x.args, &y.args)
+        self.a.relation_spelling(x.rel) == self.b.relation_spelling(y.rel)
+            && self.terms(&x.args, &y.args)
     }
 
     fn terms(&self, xs: &[Term], ys: &[Term]) -> bool {
@@ -99,7 +101,7 @@ impl Pair<'_> {
             (Term::Var(v), Term::Var(w)) => v == w,
             (Term::Ground(s), Term::Ground(t)) => self.ground(*s, *t),
             (Term::Func(f, xs), Term::Func(g, ys)) => {
-                self.a.symbols.name(*f) == self.b.symbols.name(*g) && self.terms(xs, ys)
+                self.a.symbols.spelling(*f) == self.b.symbols.spelling(*g) && self.terms(xs, ys)
             }
             _ => false,
         }
@@ -108,10 +110,10 @@ impl Pair<'_> {
     fn ground(&self, s: TermId, t: TermId) -> bool {
         match (self.a.terms.term(s), self.b.terms.term(t)) {
             (GroundTerm::Const(c), GroundTerm::Const(d)) => {
-                self.a.symbols.name(*c) == self.b.symbols.name(*d)
+                self.a.symbols.spelling(*c) == self.b.symbols.spelling(*d)
             }
             (GroundTerm::Func(f, xs), GroundTerm::Func(g, ys)) => {
-                self.a.symbols.name(*f) == self.b.symbols.name(*g)
+                self.a.symbols.spelling(*f) == self.b.symbols.spelling(*g)
                     && xs.len() == ys.len()
                     && xs.iter().zip(ys.iter()).all(|(x, y)| self.ground(*x, *y))
             }

@@ -32,7 +32,7 @@ pub struct Encoding {
     constants: Vec<Option<Token>>,
     /// The tokens of the functors of positive arity.
     ids: FastMap<(Sym, u32), Token>,
-    /// Each symbol's text, copied from the program so the encoding is self-contained.
+    /// Each symbol's spelling, copied from the program so the encoding is self-contained.
     names: Vec<Box<str>>,
 }
 
@@ -41,7 +41,7 @@ impl Encoding {
     /// used with as a function or constant in the rules.
     pub fn new(program: &Program) -> Encoding {
         let names: Vec<Box<str>> = (0..program.symbols.len() as Sym)
-            .map(|s| program.symbols.name(s).into())
+            .map(|s| program.symbols.spelling(s).into())
             .collect();
         let constants = (names.iter())
             .map(|name| parse_int(name).and_then(int_token))
@@ -126,12 +126,12 @@ impl Encoding {
         self.functors.iter().map(|f| f.1).collect()
     }
 
-    /// Writes the name of `token`'s symbol (or its integer) to `out`.
+    /// Writes the spelling of `token`'s symbol (or its integer) to `out`.
     pub fn name(&self, token: Token, out: &mut String) {
         out.push_str(self.spell(token, &mut Digits::default()));
     }
 
-    /// The name of `token`'s symbol, or its integer spelled in `digits`: no allocation, for
+    /// The spelling of `token`'s symbol, or its integer spelled in `digits`: no allocation, for
     /// writers that spell millions of tokens.
     pub fn spell<'a>(&'a self, token: Token, digits: &'a mut Digits) -> &'a str {
         match int_value(token) {

@@ -7,23 +7,46 @@ pub type Sym = u32;
 /// An interned ground term: a constant or a function applied to ground terms.
 pub type TermId = u32;
 
-/// The name table: `Sym` ↔ text.
+/// The name table: `Sym` ↔ text, and each name's spelling.
+///
+/// A name is identified by its text (folded to lower case in KIF, where `cellHolds` and
+/// `cellholds` are one name) and written as first spelled, so that outputs keep the game's
+/// own names (GDL.md §3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Symbols {
     names: Vec<Box<str>>,
     ids: FastMap<Box<str>, Sym>,
+    /// The spellings that differ from the text, by symbol.
+    spellings: FastMap<Sym, Box<str>>,
 }
 
 impl Symbols {
-    /// The id of `name`, adding it if new.
+    /// The id of `name`, adding it if new; spelled as its text.
     pub fn intern(&mut self, name: &str) -> Sym {
+        self.intern_spelled(name, name)
+    }
+
+    /// The id of `name`, adding it if new with the spelling `spelling` (which a name seen
+    /// before keeps from its first occurrence).
+    pub fn intern_spelled(&mut self, name: &str, spelling: &str) -> Sym {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
         let id = self.names.len() as Sym;
         self.names.push(name.into());
         self.ids.insert(name.into(), id);
+        if spelling != name {
+            self.spellings.insert(id, spelling.into());
+        }
         id
+    }
+
+    /// How `sym` is written in the game: the text every output gives it.
+    pub fn spelling(&self, sym: Sym) -> &str {
+        match self.spellings.get(&sym) {
+            Some(spelling) => spelling,
+            None => self.name(sym),
+        }
     }
 
     /// The id of `name` if it was interned.
@@ -31,7 +54,8 @@ impl Symbols {
         self.ids.get(name).copied()
     }
 
-    /// The text of `sym`.
+    /// The text that identifies `sym` (folded in KIF): what keywords and built-ins are
+    /// recognised by.
     pub fn name(&self, sym: Sym) -> &str {
         &self.names[sym as usize]
     }

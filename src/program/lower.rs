@@ -5,8 +5,8 @@
 
 use super::assemble::Assembly;
 use super::{
-    check, Atom, Builtin, Context, Effect, GroundTerm, Literal, Model, Operation, Origin, Program,
-    RelId, Rule, Sym, Term, VarId,
+    check, Atom, Builtin, Context, Effect, GroundTerm, Keyword, Literal, Model, Operation, Origin,
+    Program, RelId, Rule, Sym, Term, VarId,
 };
 use crate::hash::{FastMap, FastSet};
 use crate::syntax::{self as ast, Code, Diagnostic, Formula, Span, Statement};
@@ -407,9 +407,19 @@ impl<'c> Lowerer<'c> {
 
     /// The id of relation `name`/`arity` in this fragment.
     fn relation(&mut self, name: &ast::Name, arity: usize) -> RelId {
-        let sym = self.program.symbols.intern(&name.text);
+        let sym = self.intern(name);
         self.note_arity(Kind::Relation, sym, name, arity);
         (self.program).add_relation(&mut self.relation_ids, sym, arity, name.span)
+    }
+
+    /// The symbol of `name`, spelled as written; keywords are spelled as GDL names them,
+    /// since every reader knows them in lower case.
+    fn intern(&mut self, name: &ast::Name) -> Sym {
+        let spelling = match Keyword::of(self.program.model, &name.text) {
+            Some(keyword) => keyword.name(),
+            None => name.spelling(),
+        };
+        self.program.symbols.intern_spelled(&name.text, spelling)
     }
 
     /// Records the first use of `name` with `arity` as a relation or a function.
@@ -423,12 +433,12 @@ impl<'c> Lowerer<'c> {
     fn term(&mut self, t: &ast::Term, scope: &mut Scope) -> Term {
         match t {
             ast::Term::Const(n) => {
-                let sym = self.program.symbols.intern(&n.text);
+                let sym = self.intern(n);
                 Term::Ground(self.program.terms.constant(sym))
             }
             ast::Term::Var(n) => Term::Var(scope.var(&n.text, n.span)),
             ast::Term::Func(n, args, _) => {
-                let sym = self.program.symbols.intern(&n.text);
+                let sym = self.intern(n);
                 self.note_arity(Kind::Function, sym, n, args.len());
                 let args: Vec<Term> = args.iter().map(|a| self.term(a, scope)).collect();
                 self.function(sym, args)
@@ -457,7 +467,7 @@ impl<'c> Lowerer<'c> {
 
     /// An atom read as a term (an effect's fluent or action).
     fn atom_as_term(&mut self, atom: &ast::Atom, scope: &mut Scope) -> Term {
-        let sym = self.program.symbols.intern(&atom.name.text);
+        let sym = self.intern(&atom.name);
         if atom.args.is_empty() {
             return Term::Ground(self.program.terms.constant(sym));
         }

@@ -277,6 +277,11 @@ impl Program {
         self.symbols.name(self.relations[rel as usize].name)
     }
 
+    /// How relation `rel`'s name is written in the game (see [`Symbols::spelling`]).
+    pub fn relation_spelling(&self, rel: RelId) -> &str {
+        self.symbols.spelling(self.relations[rel as usize].name)
+    }
+
     /// The relation with this name and arity, if the program uses it.
     pub fn relation(&self, name: &str, arity: usize) -> Option<RelId> {
         let sym = self.symbols.get(name)?;

@@ -5,7 +5,8 @@
 //! Input: a classic [`Program`] (and, for the ground reasoner, its [`GroundProgram`]). Output:
 //! [`Answers`] for a [`State`] and an optional [`JointMove`]; [`playout::validate`] runs random
 //! playouts with both reasoners and reports the first disagreement.
-//! - [`ground::GroundReasoner`] evaluates the ground program: fast, the thing being checked.
+//! - [`machine::Machine`] evaluates the ground program as a network: a player's state machine,
+//!   and the thing being checked.
 //! - [`reference::Reference`] evaluates the original rules bottom-up with its own unifier, and
 //!   shares no code with `engine/`: it is the independent witness.
 //!
@@ -16,7 +17,8 @@
 //! [`GroundProgram`]: crate::ground::GroundProgram
 
 mod arith;
-pub mod ground;
+pub mod machine;
+mod network;
 pub mod playout;
 pub mod reference;
 mod rules;
@@ -211,21 +213,38 @@ impl GameRelations {
 
     /// The input atoms of `state` and the performed `moves` (rows of `does`).
     pub fn input_atoms(&self, state: &State, moves: &[Row]) -> Vec<(RelId, Row)> {
-        let mut out: Vec<(RelId, Row)> = match &self.operations {
-            None => self
-                .true_
-                .map(|t| state.fluents().iter().map(|f| (t, f.clone())).collect())
-                .unwrap_or_default(),
-            Some((fluents, _)) => state
-                .fluents()
-                .iter()
-                .filter_map(|f| Some((*fluents.get(f.first()?)?, Row::from_slice(&f[1..]))))
-                .collect(),
-        };
+        let mut out: Vec<(RelId, Row)> = (state.fluents().iter())
+            .filter_map(|f| self.input_of(f))
+            .collect();
         if let Some(d) = self.does {
             out.extend(moves.iter().map(|m| (d, m.clone())));
         }
         out
+    }
+
+    /// The input atom that says `fluent` holds: `true(fluent)`, or in an operations game the
+    /// atom of the fluent's own relation.
+    pub fn input_of(&self, fluent: &Row) -> Option<(RelId, Row)> {
+        match &self.operations {
+            None => Some((self.true_?, fluent.clone())),
+            Some((fluents, _)) => Some((
+                *fluents.get(fluent.first()?)?,
+                Row::from_slice(&fluent[1..]),
+            )),
+        }
+    }
+
+    /// The fluent whose input atom is `rel(row)` (the inverse of [`GameRelations::input_of`]).
+    pub fn fluent_of(&self, rel: RelId, row: &Row) -> Option<Row> {
+        match &self.operations {
+            None => (Some(rel) == self.true_).then(|| row.clone()),
+            Some((fluents, _)) => {
+                let (&token, _) = fluents.iter().find(|(_, &r)| r == rel)?;
+                let mut fluent = Row::from_slice(&[token]);
+                fluent.extend_from_slice(row);
+                Some(fluent)
+            }
+        }
     }
 
     /// The rows of `does` for `joint`: `(role, move)` pairs, or for an operations game the
@@ -266,17 +285,22 @@ impl GameRelations {
         };
         let mut out = Vec::new();
         for (rel, row) in atoms {
-            let Some(kinds) = lowering.operation(rel) else {
-                continue;
-            };
-            let mut start = term_end(row, 0, arities).unwrap_or(row.len());
-            for &kind in kinds {
-                let end = term_end(row, start, arities).unwrap_or(row.len());
-                out.push((kind, Row::from_slice(&row[start..end])));
-                start = end;
+            if let Some(kinds) = lowering.operation(rel) {
+                out.extend(operation_effects(kinds, row, arities));
             }
         }
         out
+    }
+
+    /// The effects of the operation instance `rel(row)`, if `rel` is an operation's relation.
+    pub fn effects_of(
+        &self,
+        arities: &[u32],
+        rel: RelId,
+        row: &Row,
+    ) -> Option<Vec<(EffectKind, Row)>> {
+        let (_, lowering) = self.operations.as_ref()?;
+        Some(operation_effects(lowering.operation(rel)?, row, arities).collect())
     }
 
     /// The answers given by the true atoms `atoms` of the output relations (`legal`, `goal`,
@@ -330,6 +354,22 @@ impl GameRelations {
         answers.next = with_next.then(|| State::new(next));
         answers
     }
+}
+
+/// The effects of one operation instance `row` (the action, then one term per effect) whose
+/// effects are of `kinds`.
+fn operation_effects<'a>(
+    kinds: &'a [EffectKind],
+    row: &'a Row,
+    arities: &'a [u32],
+) -> impl Iterator<Item = (EffectKind, Row)> + 'a {
+    let mut start = term_end(row, 0, arities).unwrap_or(row.len());
+    kinds.iter().map(move |&kind| {
+        let end = term_end(row, start, arities).unwrap_or(row.len());
+        let term = Row::from_slice(&row[start..end]);
+        start = end;
+        (kind, term)
+    })
 }
 
 /// The two terms of a two-argument row (`legal`, `goal`, `does`); `None` if it is not two terms.

@@ -12,7 +12,7 @@
 //! so a seed replays the same playouts) and asks both for the next state. Every atom the
 //! reference reasoner derives, static or in a visited state and move, must be in S*.
 
-use super::ground::GroundReasoner;
+use super::machine::Machine;
 use super::reference::Reference;
 use super::{pair_row, Answers, FastSet, JointMove, ReasonError, Reasoner, State};
 use crate::engine::Row;
@@ -152,14 +152,14 @@ pub fn validate(
     };
     let mut reference = Reference::new(source, encoding).map_err(|e| before(Problem::Reason(e)))?;
     let mut checked =
-        GroundReasoner::new(program, encoding, ground).map_err(|e| before(Problem::Reason(e)))?;
+        Machine::of(program, encoding, ground).map_err(|e| before(Problem::Reason(e)))?;
     let superset = Superset::new(program, ground);
     if let Some(problem) = superset.outside(reference.static_atoms()) {
         return Err(before(problem));
     }
     let rel = |name, arity| program.relation(name, arity);
     let roles = reference.roles();
-    if let Some(p) = differs(Question::Roles, &roles, &checked.roles(), |r| {
+    if let Some(p) = differs(Question::Roles, &roles, &Reasoner::roles(&checked), |r| {
         (rel("role", 1), r.clone())
     }) {
         return Err(before(p));
@@ -275,7 +275,7 @@ fn pick(roles: &[Row], answers: &Answers, rng: &mut SplitMix64) -> Option<JointM
 /// Both reasoners' answers.
 fn ask(
     reference: &mut Reference,
-    checked: &mut GroundReasoner,
+    checked: &mut Machine,
     state: &State,
     joint: Option<&JointMove>,
 ) -> Result<(Answers, Answers), Problem> {

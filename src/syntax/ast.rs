@@ -2,17 +2,49 @@
 //!
 //! Invariant: this stage knows the logical connectives of each syntax (`<=`, `not`, `or`, `and`,
 //! `:-`, `&`, `|`, `~`, `::`, `==>`) but nothing of GDL keywords' meaning: `true`, `distinct` or
-//! `plus` are ordinary names here. Names are already case-folded where the syntax says so.
+//! `plus` are ordinary names here. Names are already case-folded where the syntax says so, and keep their spelling beside.
 
 use super::Span;
 
-/// A name as written (after case folding), with where it was written.
+/// A name (after case folding), with its spelling and where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name {
-    /// The text: a symbol, a number, or a variable's name without its `?`.
+    /// The text that identifies the name: a symbol, a number, or a variable's name without
+    /// its `?`, folded to lower case where the syntax is case-insensitive.
     pub text: String,
     /// Where it was written.
     pub span: Span,
+    /// The spelling in the file where folding changed it: outputs keep the game's own names
+    /// (GDL.md §3), since players such as ggp-base are case-sensitive.
+    pub written: Option<Box<str>>,
+}
+
+impl Name {
+    /// A name of a case-sensitive syntax: identified by its spelling.
+    pub fn exact(text: String, span: Span) -> Name {
+        Name {
+            text,
+            span,
+            written: None,
+        }
+    }
+
+    /// A name of a case-insensitive syntax (KIF): identified by `written` folded to lower
+    /// case, spelled as written.
+    pub fn folded(written: &str, span: Span) -> Name {
+        let text = written.to_lowercase();
+        let written = (text != written).then(|| written.into());
+        Name {
+            text,
+            span,
+            written,
+        }
+    }
+
+    /// How the name was written.
+    pub fn spelling(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.text)
+    }
 }
 
 /// A term: a constant, a variable, or a function applied to terms.

@@ -15,7 +15,7 @@ lalrpop_mod!(
 /// An S-expression, as the grammar reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sexp {
-    /// A symbol or number.
+    /// A symbol or number, as written (not yet case-folded).
     Sym(String, Span),
     /// A `?variable` (name without `?`).
     Var(String, Span),
@@ -165,10 +165,7 @@ impl Converter {
     fn atom(&mut self, sexp: &Sexp) -> Option<Atom> {
         match sexp {
             Sexp::Sym(s, span) => Some(Atom {
-                name: Name {
-                    text: s.clone(),
-                    span: *span,
-                },
+                name: Name::folded(s, *span),
                 args: Vec::new(),
                 span: *span,
             }),
@@ -192,10 +189,7 @@ impl Converter {
                 }
                 let args: Vec<Term> = items[1..].iter().filter_map(|t| self.term(t)).collect();
                 (args.len() == items.len() - 1).then(|| Atom {
-                    name: Name {
-                        text: name.to_string(),
-                        span: name_span,
-                    },
+                    name: Name::folded(name, name_span),
                     args,
                     span: *span,
                 })
@@ -237,6 +231,7 @@ impl Converter {
         if let Sexp::List(items, span) = sexp {
             if let Some(Sexp::Sym(op, op_span)) = items.first() {
                 let parts = &items[1..];
+                let op = op.to_lowercase();
                 match op.as_str() {
                     "not" => {
                         if parts.len() != 1 {
@@ -272,20 +267,11 @@ impl Converter {
     /// A term: a symbol, a variable, or `(f t...)`; `(f)` is the constant `f`.
     fn term(&mut self, sexp: &Sexp) -> Option<Term> {
         match sexp {
-            Sexp::Sym(s, span) => Some(Term::Const(Name {
-                text: s.clone(),
-                span: *span,
-            })),
-            Sexp::Var(v, span) => Some(Term::Var(Name {
-                text: v.clone(),
-                span: *span,
-            })),
+            Sexp::Sym(s, span) => Some(Term::Const(Name::folded(s, *span))),
+            Sexp::Var(v, span) => Some(Term::Var(Name::exact(v.clone(), *span))),
             Sexp::List(items, span) => {
                 let (name, name_span) = self.head_symbol(items, *span)?;
-                let name = Name {
-                    text: name.to_string(),
-                    span: name_span,
-                };
+                let name = Name::folded(name, name_span);
                 if items.len() == 1 {
                     return Some(Term::Const(name));
                 }

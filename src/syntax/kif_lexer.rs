@@ -1,8 +1,9 @@
-//! The KIF lexer: parentheses, symbols and `?variables`, case-folded, comments skipped.
+//! The KIF lexer: parentheses, symbols and `?variables`, comments skipped. Variables are
+//! case-folded; symbols keep their spelling, which the parser folds (and keeps for output).
 
 use super::MAX_DEPTH;
 
-/// A KIF token. Symbols and variables are already folded to lower case.
+/// A KIF token. Variables are already folded to lower case; symbols are as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
     /// `(`
@@ -90,11 +91,11 @@ impl Iterator for Lexer<'_> {
                 let rest = &self.text[start..];
                 let len = rest.find(is_delimiter).unwrap_or(rest.len());
                 self.pos += len;
-                let word = rest[..len].to_lowercase();
+                let word = &rest[..len];
                 match word.strip_prefix('?') {
                     Some("") => Some(Err(LexError::EmptyVariable(start))),
-                    Some(name) => Some(Ok((start, Tok::Var(name.to_string()), self.pos))),
-                    None => Some(Ok((start, Tok::Sym(word), self.pos))),
+                    Some(name) => Some(Ok((start, Tok::Var(name.to_lowercase()), self.pos))),
+                    None => Some(Ok((start, Tok::Sym(word.to_string()), self.pos))),
                 }
             }
         }

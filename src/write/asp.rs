@@ -74,7 +74,7 @@ pub fn translate(program: &Program, relaxed: bool) -> Result<String, WriteError>
     let mut defined = BTreeSet::new();
     for rel in &program.relations {
         let mut name = String::from("r_");
-        escape(program.symbols.name(rel.name), &mut name);
+        escape(program.symbols.spelling(rel.name), &mut name);
         defined.insert((name, rel.arity));
     }
     for (name, arity) in DYNAMICS_RELATIONS {
@@ -181,7 +181,7 @@ impl Asp<'_> {
 
     fn atom(&self, atom: &Atom, out: &mut String) {
         out.push_str("r_");
-        escape(self.program.relation_name(atom.rel), out);
+        escape(self.program.relation_spelling(atom.rel), out);
         self.arguments(&atom.args, out, |this, t, out| this.term(t, out));
     }
 
@@ -208,7 +208,7 @@ impl Asp<'_> {
             Term::Ground(id) => self.ground(*id, out),
             Term::Func(f, args) => {
                 out.push_str("f_");
-                escape(self.program.symbols.name(*f), out);
+                escape(self.program.symbols.spelling(*f), out);
                 self.arguments(args, out, |this, t, out| this.term(t, out));
             }
         }
@@ -216,10 +216,10 @@ impl Asp<'_> {
 
     fn ground(&self, id: u32, out: &mut String) {
         match self.program.terms.term(id) {
-            GroundTerm::Const(c) => quote(self.program.symbols.name(*c), out),
+            GroundTerm::Const(c) => quote(self.program.symbols.spelling(*c), out),
             GroundTerm::Func(f, args) => {
                 out.push_str("f_");
-                escape(self.program.symbols.name(*f), out);
+                escape(self.program.symbols.spelling(*f), out);
                 self.arguments(args, out, |this, t, out| this.ground(*t, out));
             }
         }

@@ -24,7 +24,7 @@ fn entries(program: &Program, domains: &Domains) -> Vec<Entry> {
         .filter(|&r| program.relations[r as usize].arity > 0)
         .map(|r| Entry {
             kind: "relation",
-            name: program.relation_name(r).to_string(),
+            name: program.relation_spelling(r).to_string(),
             arity: program.relations[r as usize].arity,
             size: domains.relation_size(program, r),
             positions: domains.relation_positions(program, r),
@@ -38,7 +38,7 @@ fn entries(program: &Program, domains: &Domains) -> Vec<Entry> {
         .enumerate()
         .map(|(f, func)| Entry {
             kind: "function",
-            name: program.symbols.name(func.name).to_string(),
+            name: program.symbols.spelling(func.name).to_string(),
             arity: func.arity,
             size: domains.function_size(f as u32),
             positions: domains.graph.function_positions(f as u32).collect(),
@@ -50,9 +50,9 @@ fn entries(program: &Program, domains: &Domains) -> Vec<Entry> {
 /// Writes `value` in `notation`.
 pub fn value(program: &Program, value: &Value, notation: Notation, out: &mut String) {
     match value {
-        Value::Const(s) => notation.name(program.symbols.name(*s), out),
+        Value::Const(s) => notation.name(program.symbols.spelling(*s), out),
         Value::Func(s, args) => {
-            notation.apply(program.symbols.name(*s), args.len(), out, |i, out| {
+            notation.apply(program.symbols.spelling(*s), args.len(), out, |i, out| {
                 self::value(program, &args[i], notation, out)
             })
         }
@@ -73,7 +73,7 @@ pub fn unbounded_reason(program: &Program, domains: &Domains, why: Unbounded) ->
     match why {
         Unbounded::Nests(f) => {
             let func = &domains.graph.functions[f as usize];
-            let name = program.symbols.name(func.name);
+            let name = program.symbols.spelling(func.name);
             format!("{name}/{} terms nest in themselves", func.arity)
         }
         Unbounded::Computed => "built-ins compute values here".into(),
@@ -110,7 +110,7 @@ fn shown(
                 let func = &domains.graph.functions[f as usize];
                 let mut s = String::new();
                 notation.apply(
-                    program.symbols.name(func.name),
+                    program.symbols.spelling(func.name),
                     func.arity,
                     &mut s,
                     |_, o| o.push('…'),
@@ -287,22 +287,22 @@ pub fn dot(program: &Program, domains: &Domains, notation: Notation) -> String {
     };
     for (p, position) in graph.positions.iter().enumerate() {
         let owner = match position.owner {
-            Owner::Relation(r) => program.relation_name(r).to_string(),
+            Owner::Relation(r) => program.relation_spelling(r).to_string(),
             Owner::Function(f) => {
                 let func = &graph.functions[f as usize];
-                format!("{}/{}", program.symbols.name(func.name), func.arity)
+                format!("{}/{}", program.symbols.spelling(func.name), func.arity)
             }
         };
         let text = format!("{owner}[{}]", position.index + 1);
         label(format!("p{p}"), &text, "box", &mut out);
     }
     for (f, func) in graph.functions.iter().enumerate() {
-        let text = format!("{}/{}", program.symbols.name(func.name), func.arity);
+        let text = format!("{}/{}", program.symbols.spelling(func.name), func.arity);
         label(format!("f{f}"), &text, "hexagon", &mut out);
     }
     for (c, &sym) in graph.constants.iter().enumerate() {
         let mut text = String::new();
-        notation.name(program.symbols.name(sym), &mut text);
+        notation.name(program.symbols.spelling(sym), &mut text);
         label(format!("c{c}"), &text, "plaintext", &mut out);
     }
     for p in 0..graph.positions.len() {

@@ -32,7 +32,7 @@ impl<'a> AtomText<'a> {
         let relation = self.program.relations[rel as usize];
         let mut pos = 0;
         self.notation.apply(
-            self.program.relation_name(rel),
+            self.program.relation_spelling(rel),
             relation.arity,
             out,
             |_, out| self.term(args, &mut pos, out),
@@ -272,7 +272,7 @@ pub fn json(ground: &GroundProgram, atoms: &AtomText<'_>, counts: &Counts) -> St
         out.push_str("\n  \"operations\": {");
         for (i, (rel, kinds)) in lowering.operations.iter().enumerate() {
             out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-            json_string(atoms.program.relation_name(*rel), &mut out);
+            json_string(atoms.program.relation_spelling(*rel), &mut out);
             let kinds: Vec<String> = kinds.iter().map(|k| format!("\"{}\"", k.name())).collect();
             let _ = write!(out, ": [{}]", kinds.join(", "));
         }

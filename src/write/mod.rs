@@ -57,27 +57,33 @@ pub fn asp(program: &Program, relaxed: bool) -> Result<String, WriteError> {
     asp::translate(program, relaxed)
 }
 
-/// Checks that every name of `program` reads back as itself in KIF: KIF folds case, splits at
-/// whitespace, parentheses and `;`, reads `?x` as a variable, and gives `or`, `and`, `not` and
-/// `<=` in relation position their logical meaning. Infix names can be any of these.
+/// Checks that every name of `program` reads back as itself in KIF: KIF folds case (so no two
+/// names may differ in case only), splits at whitespace, parentheses and `;`, reads `?x` as a
+/// variable, and gives `or`, `and`, `not` and `<=` in relation position their logical meaning.
+/// Infix names can be any of these.
 pub fn kif_names(program: &Program) -> Result<(), WriteError> {
+    let mut folded = crate::hash::FastMap::default();
     for sym in 0..program.symbols.len() as u32 {
-        let name = program.symbols.name(sym);
+        let name = program.symbols.spelling(sym);
         let spellable = !name.is_empty()
             && !name.starts_with('?')
-            && name.to_lowercase() == name
             && !name
                 .chars()
                 .any(|c| c.is_whitespace() || matches!(c, '(' | ')' | ';'));
         if !spellable {
             return Err(WriteError(format!(
-                "the name `{name}` has no KIF spelling (KIF folds case and splits at spaces and parentheses); write the game in infix"
+                "the name `{name}` has no KIF spelling (KIF splits at spaces and parentheses); write the game in infix"
+            )));
+        }
+        if let Some(other) = folded.insert(name.to_lowercase(), name) {
+            return Err(WriteError(format!(
+                "the names `{other}` and `{name}` differ in case only, and KIF folds case; write the game in infix"
             )));
         }
     }
     for relation in &program.relations {
-        let name = program.symbols.name(relation.name);
-        if matches!(name, "or" | "and" | "not" | "<=") {
+        let name = program.symbols.spelling(relation.name).to_lowercase();
+        if matches!(name.as_str(), "or" | "and" | "not" | "<=") {
             return Err(WriteError(format!(
                 "the relation `{name}` would read back as a connective in KIF; write the game in infix"
             )));
@@ -103,12 +109,11 @@ mod tests {
     fn names_kif_cannot_spell_are_refused_not_garbled() {
         let base = "legal(r,a)\ngoal(r,1)\nterminal\n";
         assert!(as_kif(&format!("role(r)\n{base}")).is_ok());
-        for bad in [
-            "role(xE)",
-            "role(\"a b\")",
-            "role(\"(c d)\")",
-            "role(\"?v\")",
-        ] {
+        let mixed = as_kif(&format!("role(xE)\n{base}")).expect("a mixed-case name");
+        assert!(mixed.contains("(role xE)"), "{mixed}");
+        let e = as_kif(&format!("role(xE)\nrole(xe)\n{base}")).expect_err("case only");
+        assert!(e.0.contains("differ in case only"), "{}", e.0);
+        for bad in ["role(\"a b\")", "role(\"(c d)\")", "role(\"?v\")"] {
             let e = as_kif(&format!("{bad}\n{base}")).expect_err(bad);
             assert!(e.0.contains("no KIF spelling"), "{bad}: {}", e.0);
         }

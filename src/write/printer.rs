@@ -126,7 +126,7 @@ impl<'p> Printer<'p> {
     }
 
     fn atom(&self, atom: &Atom, out: &mut String) {
-        let name = self.program.relation_name(atom.rel);
+        let name = self.program.relation_spelling(atom.rel);
         self.notation.apply(name, atom.args.len(), out, |i, out| {
             self.term(&atom.args[i], out)
         });
@@ -137,7 +137,7 @@ impl<'p> Printer<'p> {
             Term::Var(v) => self.notation.variable(&self.vars[*v as usize], out),
             Term::Ground(id) => self.ground(*id, out),
             Term::Func(f, args) => {
-                let name = self.program.symbols.name(*f);
+                let name = self.program.symbols.spelling(*f);
                 self.notation
                     .apply(name, args.len(), out, |i, out| self.term(&args[i], out));
             }
@@ -146,9 +146,9 @@ impl<'p> Printer<'p> {
 
     fn ground(&self, id: u32, out: &mut String) {
         match self.program.terms.term(id) {
-            GroundTerm::Const(c) => self.notation.name(self.program.symbols.name(*c), out),
+            GroundTerm::Const(c) => self.notation.name(self.program.symbols.spelling(*c), out),
             GroundTerm::Func(f, args) => {
-                let name = self.program.symbols.name(*f);
+                let name = self.program.symbols.spelling(*f);
                 self.notation
                     .apply(name, args.len(), out, |i, out| self.ground(args[i], out));
             }
