@@ -265,14 +265,18 @@ impl Machine {
         self.initial.clone()
     }
 
-    /// The state in which `fluents` hold, and those of them the machine has no fluent for.
+    /// The state in which `fluents` hold, and those of them the ground program has no input
+    /// atom for (outside S\*: kept in the state, but no rule can read them).
     pub fn state<'a>(&self, fluents: impl Iterator<Item = &'a Row>) -> (MachineState, Vec<Row>) {
         let mut state = MachineState::empty(self.fluents.len());
         let mut unknown = Vec::new();
         for fluent in fluents {
-            match self.fluent_ids.get(fluent) {
-                Some(&f) if self.fluent_atoms[f as usize] != NONE => state.set(f as usize, true),
-                _ => unknown.push(fluent.clone()),
+            let f = self.fluent_ids.get(fluent).map(|&f| f as usize);
+            if let Some(f) = f {
+                state.set(f, true);
+            }
+            if f.is_none_or(|f| self.fluent_atoms[f] == NONE) {
+                unknown.push(fluent.clone());
             }
         }
         (state, unknown)
@@ -409,7 +413,10 @@ impl Machine {
         }
         self.network.clear(&mut self.values, Layer::Early);
         self.network.evaluate(&mut self.values, Layer::Early);
-        self.evaluated = Some(state.clone());
+        match &mut self.evaluated {
+            Some(evaluated) => evaluated.words.clone_from(&state.words),
+            None => self.evaluated = Some(state.clone()),
+        }
     }
 }
 
@@ -671,7 +678,7 @@ mod tests {
             state = machine.next(&state, &joint);
             steps += 1;
         }
-        assert!(steps >= 5 && steps <= 9, "{steps}");
+        assert!((5..=9).contains(&steps), "{steps}");
         assert!(machine.goal(&state, 0).is_some());
         assert_eq!(machine.role_texts(), ["xplayer", "oplayer"]);
     }

@@ -131,16 +131,13 @@ impl Network {
         }
     }
 
-    /// The rules of `layer`.
+    /// The rules of `layer`: the early groups' rules come first.
     fn rules_of(&self, layer: Layer) -> Range<usize> {
-        let groups = self.layer(layer);
-        let start =
-            (self.groups.get(groups.start)).map_or(self.rules.len(), |g| g.0.start as usize);
-        let end = match groups.end {
-            0 => 0,
-            g => self.groups[g - 1].0.end as usize,
-        };
-        start..end.max(start)
+        let split = (self.groups.get(self.early)).map_or(self.rules.len(), |g| g.0.start as usize);
+        match layer {
+            Layer::Early => 0..split,
+            Layer::Late => split..self.rules.len(),
+        }
     }
 
     /// Sets every atom `layer` derives to false, before an evaluation.
