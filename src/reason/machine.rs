@@ -126,8 +126,11 @@ pub struct Machine {
     roles: Vec<Row>,
     role_texts: Vec<String>,
     players: Vec<Player>,
-    /// `(goal atom, value)` by role.
-    goals: Vec<Vec<(AtomId, Row)>>,
+    /// `(role, goal atom, value)`: every goal atom, also of terms that are not roles (which
+    /// only the reasoners' answers list).
+    goals: Vec<(Row, AtomId, Row)>,
+    /// `(legal atom, role, move)` of the terms that are not roles, for the reasoners' answers.
+    strays: Vec<(AtomId, Row, Row)>,
     terminal: Option<AtomId>,
     initial: MachineState,
     /// The state whose early layer `values` holds.
@@ -174,6 +177,7 @@ impl Machine {
             role_texts: Vec::new(),
             players: Vec::new(),
             goals: Vec::new(),
+            strays: Vec::new(),
             terminal: parts.terminal,
             initial: MachineState::empty(0),
             evaluated: None,
@@ -197,13 +201,9 @@ impl Machine {
         let roles = in_game_order(holding(&parts.roles), program, encoding);
         let initial = holding(&parts.init);
         machine.role_texts = roles.iter().map(spell).collect();
-        machine.goals = (roles.iter())
-            .map(|role| {
-                (parts.goals.iter())
-                    .filter(|g| g.0 == *role)
-                    .map(|g| (g.1, g.2.clone()))
-                    .collect()
-            })
+        machine.strays = (parts.legal.iter())
+            .filter(|l| program.model == Model::Classic && !roles.contains(&l.1))
+            .cloned()
             .collect();
         let movers = match program.model {
             Model::Classic => roles.clone(),
@@ -214,6 +214,7 @@ impl Machine {
             .collect();
         machine.roles = roles;
         machine.transitions = parts.transitions(&machine);
+        machine.goals = parts.goals;
         machine.initial = machine.state(initial.iter()).0;
         machine.network.clear(&mut machine.values, Layer::Late);
         Ok(machine)
@@ -308,10 +309,10 @@ impl Machine {
     /// The goal values of `role` in `state` (one in a well-formed game), ascending.
     pub fn goals(&mut self, state: &MachineState, role: usize) -> Vec<Row> {
         self.evaluate(state);
-        let goals = &self.goals[role];
-        let mut values: Vec<Row> = (goals.iter())
-            .filter(|(a, _)| self.values[*a as usize])
-            .map(|(_, v)| v.clone())
+        let role = &self.roles[role];
+        let mut values: Vec<Row> = (self.goals.iter())
+            .filter(|(r, a, _)| r == role && self.values[*a as usize])
+            .map(|(_, _, v)| v.clone())
             .collect();
         values.sort_unstable();
         values
@@ -450,10 +451,11 @@ impl Reasoner for Machine {
                     .map(|&m| (player.role.clone(), player.moves[m as usize].clone())),
             );
         }
-        for r in 0..self.roles.len() {
-            let role = self.roles[r].clone();
-            (answers.goals).extend(self.goals(&bits, r).into_iter().map(|v| (role.clone(), v)));
-        }
+        let holds = |a: &AtomId| self.values[*a as usize];
+        let strays = self.strays.iter().filter(|l| holds(&l.0));
+        (answers.legal).extend(strays.map(|(_, r, m)| (r.clone(), m.clone())));
+        let goals = self.goals.iter().filter(|g| holds(&g.1));
+        (answers.goals).extend(goals.map(|(r, _, v)| (r.clone(), v.clone())));
         if let Some(joint) = joint {
             let numbered = self.numbered(joint, &mut answers.unknown);
             let next = self.next(&bits, &numbered);
